@@ -1,0 +1,142 @@
+// e2beval._core: the thin pybind11 layer. Arguments cross as Python values or JSON text, results come
+// back as JSON text the package turns into dicts; blocking calls release the GIL; errors map to the
+// e2beval.Error hierarchy.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <boost/json.hpp>
+
+#include "e2beval/error.hpp"
+#include "e2beval/extract.hpp"
+#include "e2beval/json.hpp"
+#include "e2beval/local/local_sandbox.hpp"
+#include "e2beval/metrics.hpp"
+#include "e2beval/report.hpp"
+#include "e2beval/runner.hpp"
+#include "e2beval/safety.hpp"
+#include "e2beval/text.hpp"
+
+namespace py = pybind11;
+namespace json = boost::json;
+using namespace e2beval;
+
+namespace {
+
+Language parse_language(const std::string& tag) {
+    const auto language = language_from_tag(tag);
+    if (!language) throw input_error("unknown language '" + tag + "'; use python, javascript or bash");
+    return *language;
+}
+
+Policy parse_policy(const std::string& preset) {
+    Policy policy;
+    if (preset == "tutorial") policy.preset = PolicyPreset::tutorial;
+    else if (preset == "standard") policy.preset = PolicyPreset::standard;
+    else if (preset == "strict") policy.preset = PolicyPreset::strict;
+    else throw input_error("unknown scanner policy '" + preset + "'; use tutorial, standard or strict");
+    return policy;
+}
+
+json::object parse_object(const std::string& text, const char* what) {
+    boost::system::error_code ec;
+    auto value = json::parse(text, ec);
+    if (ec || !value.is_object()) throw input_error(std::string(what) + " must be a JSON object");
+    return std::move(value.get_object());
+}
+
+LocalSandboxOptions sandbox_options(const std::string& python_json, const std::string& python_executable) {
+    LocalSandboxOptions options;
+    options.python_executable = python_executable;
+    if (python_json.empty()) return options;
+    const auto object = parse_object(python_json, "python interpreter");
+    InterpreterInfo info;
+    info.executable = std::string(object.at("executable").as_string());
+    info.version = std::string(object.at("version").as_string());
+    for (const auto& path : object.at("read_only_paths").as_array()) info.read_only_paths.emplace_back(path.as_string());
+    options.python_info = std::move(info);
+    return options;
+}
+
+std::string extract_json(const std::string& output, std::optional<std::string> function_name, const std::string& language) {
+    ExtractOptions options;
+    options.function_name = std::move(function_name);
+    options.language = parse_language(language);
+    return json::serialize(to_json(CodeExtractor(options).extract(output)));
+}
+
+std::string scan_json(const std::string& code, const std::string& language, const std::string& policy) {
+    require_clean_text(code, "code");
+    const auto findings = SafetyScanner(parse_policy(policy)).scan(code, parse_language(language));
+    return json::serialize(json::object{{"blocked", SafetyScanner::blocks(findings)}, {"findings", to_json(findings)}});
+}
+
+std::string execute_json(const std::string& code, const std::string& language, const std::string& stdin_data,
+                         const std::map<std::string, std::string>& env, const std::string& limits_json,
+                         const std::string& python_json, const std::string& python_executable) {
+    ExecRequest request;
+    request.code = code;
+    request.language = parse_language(language);
+    request.stdin_data = stdin_data;
+    request.env = env;
+    request.limits = limits_from_json(parse_object(limits_json, "limits"));
+    LocalSandbox sandbox(sandbox_options(python_json, python_executable));
+    return json::serialize(to_json(sandbox.execute(request)));
+}
+
+std::string evaluate_json(const std::string& output, const std::string& vars_json, const std::string& policy, bool scan,
+                          const std::string& limits_json, const std::string& python_json,
+                          const std::string& python_executable) {
+    const auto spec = TestSpec::from_vars_json(vars_json);
+    RunnerOptions options;
+    options.policy = parse_policy(policy);
+    options.scan = scan;
+    options.limits = limits_from_json(parse_object(limits_json, "limits"));
+    LocalSandbox sandbox(sandbox_options(python_json, python_executable));
+    return json::serialize(to_json(Runner(sandbox, options).evaluate(output, spec)));
+}
+
+std::string write_metrics_json(const std::string& record_json, const std::string& directory) {
+    const auto record = metrics_from_json(parse_object(record_json, "metrics record"));
+    return MetricsSink(directory.empty() ? default_results_dir() : std::filesystem::path(directory)).write(record).string();
+}
+
+std::size_t write_report(const std::string& results_dir, const std::string& output) {
+    return write_markdown_report(results_dir.empty() ? default_results_dir() : std::filesystem::path(results_dir), output);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "e2beval's compiled core; use the public `e2beval` package instead.";
+
+    static py::exception<error> base(m, "Error", PyExc_RuntimeError);
+    static py::exception<input_error> input(m, "InputError", base.ptr());
+    static py::exception<extraction_error> extraction(m, "ExtractionError", base.ptr());
+    static py::exception<sandbox_error> sandbox(m, "SandboxError", base.ptr());
+    static py::exception<io_error> io(m, "IOError", base.ptr());
+    py::register_exception_translator([](std::exception_ptr pointer) {
+        try {
+            if (pointer) std::rethrow_exception(pointer);
+        } catch (const input_error& failure) {
+            py::set_error(input, failure.what());
+        } catch (const extraction_error& failure) {
+            py::set_error(extraction, failure.what());
+        } catch (const sandbox_error& failure) {
+            py::set_error(sandbox, failure.what());
+        } catch (const io_error& failure) {
+            py::set_error(io, failure.what());
+        } catch (const error& failure) {
+            py::set_error(base, failure.what());
+        }
+    });
+
+    const auto release = py::call_guard<py::gil_scoped_release>();
+    m.def("extract", &extract_json, py::arg("output"), py::arg("function_name"), py::arg("language"), release);
+    m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
+    m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
+          py::arg("limits_json"), py::arg("python_json"), py::arg("python_executable"), release);
+    m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
+          py::arg("limits_json"), py::arg("python_json"), py::arg("python_executable"), release);
+    m.def("write_metrics", &write_metrics_json, py::arg("record_json"), py::arg("directory"), release);
+    m.def("write_report", &write_report, py::arg("results_dir"), py::arg("output"), release);
+}

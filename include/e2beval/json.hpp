@@ -1,0 +1,27 @@
+// JSON forms of the value types, shared by the CLI's --json output and the Python module, so both
+// describe a result with the same field names.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include "e2beval/extract.hpp"
+#include "e2beval/runner.hpp"
+#include "e2beval/safety.hpp"
+#include "e2beval/types.hpp"
+
+namespace e2beval {
+
+boost::json::object to_json(const Limits& limits);
+boost::json::object to_json(const ExecResult& result);
+boost::json::object to_json(const Finding& finding);
+boost::json::value to_json(const std::vector<Finding>& findings);
+boost::json::object to_json(const Extraction& extraction);
+boost::json::object to_json(const CaseResult& result);
+boost::json::object to_json(const Verdict& verdict);
+
+// Limits from {"wall_time_s", "cpu_time_s", "memory_mb", "max_processes", "output_bytes", "file_size_bytes",
+// "workspace_mb", "open_files"}; absent keys keep `base`. Unknown keys throw input_error listing the valid ones.
+Limits limits_from_json(const boost::json::object& object, Limits base = {});
+
+}  // namespace e2beval

@@ -1,0 +1,64 @@
+// LocalSandbox: runs code on this machine in new user, pid, mount, net, ipc, uts and cgroup namespaces,
+// on a minimal read-only root with a size-limited tmpfs workspace, rlimits and no network.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+
+#include "e2beval/sandbox.hpp"
+
+namespace e2beval {
+
+// The interpreter as found on the host: the real binary (shims resolved) and what it needs mounted.
+struct InterpreterInfo {
+    std::string executable;
+    std::string version;
+    std::vector<std::string> read_only_paths;
+};
+
+struct LocalSandboxOptions {
+    // The Python that runs the code. Empty: $E2BEVAL_PYTHON, else `python3` on PATH. Its prefixes are
+    // bound read-only into the sandbox so its installed packages (numpy, ...) are importable.
+    std::string python_executable;
+    // Already known (the Python module passes its own interpreter): skips asking the interpreter.
+    std::optional<InterpreterInfo> python_info;
+    // More host paths to bind read-only at the same place inside (e.g. a data directory).
+    std::vector<std::string> extra_read_only_paths;
+};
+
+// Asks `python` (a path or a name on PATH) where it lives. Throws sandbox_error when it cannot be run.
+InterpreterInfo discover_python(const std::string& python);
+
+class LocalSandbox : public Sandbox {
+public:
+    // Finds the interpreter once; throws sandbox_error when it cannot be found.
+    explicit LocalSandbox(LocalSandboxOptions options = {});
+
+    // Blocking: runs the request on an internal io_context.
+    ExecResult execute(const ExecRequest& request) override;
+
+    // Asynchronous: completes with void(ExecResult) on `executor`. Throws input_error for a bad request.
+    template <typename CompletionToken>
+    auto async_execute(boost::asio::any_io_executor executor, ExecRequest request, CompletionToken&& token) {
+        return boost::asio::async_initiate<CompletionToken, void(ExecResult)>(
+            [this, executor](auto handler, ExecRequest r) { start(executor, std::move(r), std::move(handler)); },
+            token, std::move(request));
+    }
+
+    const InterpreterInfo& python() const noexcept { return python_; }
+
+private:
+    void start(boost::asio::any_io_executor executor, ExecRequest request,
+               boost::asio::any_completion_handler<void(ExecResult)> handler);
+
+    LocalSandboxOptions options_;
+    InterpreterInfo python_;
+};
+
+}  // namespace e2beval

@@ -1,0 +1,178 @@
+"""e2beval: evaluate code written by language models safely and fast.
+
+Extract the code from a model's answer, scan it, run it in a local sandbox (Linux namespaces, no network,
+hard limits) and compare the result with the test. Results are plain dicts with the same fields as the
+command-line tool's ``--json`` output.
+"""
+
+from __future__ import annotations
+
+import json as _json
+import os as _os
+import sys as _sys
+from typing import Any, Mapping, Optional
+
+from e2beval import _core
+from e2beval._core import Error, ExtractionError, InputError, IOError, SandboxError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Error",
+    "InputError",
+    "ExtractionError",
+    "SandboxError",
+    "IOError",
+    "extract",
+    "scan",
+    "execute",
+    "evaluate",
+    "write_metrics",
+    "gen_report",
+    "__version__",
+]
+
+_LIMIT_KEYS = (
+    "wall_time_s",
+    "cpu_time_s",
+    "memory_mb",
+    "max_processes",
+    "output_bytes",
+    "file_size_bytes",
+    "workspace_mb",
+    "open_files",
+)
+
+
+def _interpreter_json(python: Optional[str]) -> str:
+    """This process's interpreter (so the packages installed for it are importable in the sandbox).
+
+    Knowing it here saves the C++ side from starting an interpreter to ask, which matters because
+    promptfoo starts a new Python process for every assertion.
+    """
+    if python:
+        return ""  # the C++ side asks that interpreter itself
+    if _os.environ.get("E2BEVAL_PYTHON"):
+        return ""
+    executable = _os.path.realpath(_sys.executable)
+    prefixes = {
+        _sys.prefix,
+        _sys.base_prefix,
+        _sys.exec_prefix,
+        _sys.base_exec_prefix,
+        _os.path.dirname(_os.path.dirname(executable)),
+    }
+    system = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+    paths = sorted(
+        {
+            _os.path.realpath(p)
+            for p in prefixes
+            if p and not any(_os.path.realpath(p) == s or _os.path.realpath(p).startswith(s + "/") for s in system)
+        }
+        - {"/"}
+    )
+    version = "%d.%d.%d" % _sys.version_info[:3]
+    return _json.dumps({"executable": executable, "version": version, "read_only_paths": paths})
+
+
+def _limits_json(limits: Optional[Mapping[str, Any]], timeout: Optional[float]) -> str:
+    merged = dict(limits or {})
+    unknown = sorted(set(merged) - set(_LIMIT_KEYS))
+    if unknown:
+        raise InputError(f"unknown limit(s) {', '.join(unknown)}; valid limits are: {', '.join(_LIMIT_KEYS)}")
+    if timeout is not None:
+        merged["wall_time_s"] = timeout
+    return _json.dumps(merged)
+
+
+def _text(value: Any, what: str) -> str:
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(f"{what} is not valid UTF-8 (first bad byte at offset {error.start}); re-encode it as UTF-8") from None
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be str, got {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InputError(f"{what} is not valid UTF-8 (unpaired surrogate at offset {error.start})") from None
+    return value
+
+
+def extract(output: str, function_name: Optional[str] = None, language: str = "python") -> dict:
+    """The code in a model's answer: ``{code, language, method, blocks_used, explanation}``.
+
+    Raises ExtractionError when there is none, InputError for invalid UTF-8 or a NUL byte.
+    """
+    return _json.loads(_core.extract(_text(output, "model output"), function_name, language))
+
+
+def scan(code: str, language: str = "python", policy: str = "standard") -> dict:
+    """Static findings: ``{blocked, findings: [{rule, severity, line, column, message}]}``."""
+    return _json.loads(_core.scan(_text(code, "code"), language, policy))
+
+
+def execute(
+    code: str,
+    language: str = "python",
+    *,
+    stdin: str = "",
+    env: Optional[Mapping[str, str]] = None,
+    limits: Optional[Mapping[str, Any]] = None,
+    timeout: Optional[float] = None,
+    python: Optional[str] = None,
+) -> dict:
+    """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ...}``.
+
+    Nothing from this process's environment reaches the code; pass ``env`` for what it should see.
+    """
+    return _json.loads(
+        _core.execute(
+            _text(code, "code"),
+            language,
+            _text(stdin, "stdin"),
+            dict(env or {}),
+            _limits_json(limits, timeout),
+            _interpreter_json(python),
+            python or "",
+        )
+    )
+
+
+def evaluate(
+    output: str,
+    vars: Mapping[str, Any],
+    *,
+    policy: str = "standard",
+    scan: bool = True,
+    limits: Optional[Mapping[str, Any]] = None,
+    timeout: Optional[float] = None,
+    python: Optional[str] = None,
+) -> dict:
+    """Evaluate a model's answer against a test given as promptfoo vars.
+
+    Returns the verdict: ``{pass, score, reason, cases, findings, extraction, exec}``. A model that wrote
+    no code, unsafe code or failing code gets a failing verdict; InputError is raised only for bad vars.
+    """
+    if not isinstance(vars, Mapping):
+        raise InputError(f"vars must be a mapping, got {type(vars).__name__}")
+    try:
+        vars_json = _json.dumps(dict(vars))
+    except (TypeError, ValueError) as error:
+        raise InputError(f"vars cannot be expressed as JSON: {error}") from None
+    return _json.loads(
+        _core.evaluate(
+            _text(output, "model output"),
+            vars_json,
+            policy,
+            bool(scan),
+            _limits_json(limits, timeout),
+            _interpreter_json(python),
+            python or "",
+        )
+    )
+
+
+from e2beval.metrics import write_metrics  # noqa: E402  (re-exported)
+from e2beval.report import gen_report  # noqa: E402  (re-exported)

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Sets up everything e2beval needs on Debian 12, from nothing: system packages (apt), a project-local
+# Python virtualenv with e2beval built and installed in it (pip), promptfoo and Node 22 (npm, in
+# tools/promptfoo). Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+# ---- 1. system packages ----------------------------------------------------------------------------
+APT_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git ca-certificates
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libssl-dev libseccomp-dev doctest-dev
+  python3 python3-dev python3-venv
+)
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
+
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { say "missing packages: ${missing[*]}; install them as root (apt-get install ${missing[*]})"; exit 1; }
+    SUDO="sudo"
+  fi
+  say "installing system packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  say "system packages: all present"
+fi
+
+# ---- 2. Python: a project-local virtualenv with e2beval built into it ---------------------------------
+PYTHON="${E2BEVAL_SETUP_PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv with $($PYTHON --version 2>&1)"
+  "$PYTHON" -m venv .venv
+fi
+VENV_PY="$ROOT/.venv/bin/python"
+if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, yaml" >/dev/null 2>&1; then
+  say "installing Python build and test dependencies"
+  "$VENV_PY" -m pip install -q --upgrade pip
+  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7" "PyYAML>=6"
+fi
+say "building and installing e2beval into .venv (incremental: build/python-*)"
+export CMAKE_GENERATOR=Ninja
+"$VENV_PY" -m pip install -q --no-build-isolation "$ROOT"
+
+# ---- 3. promptfoo and the Node 22 it needs, project-local -------------------------------------------
+NODE_BIN="$ROOT/tools/promptfoo/node_modules/.bin"
+stamp="$ROOT/tools/promptfoo/node_modules/.e2beval-installed"
+if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp" ]; then
+  say "installing promptfoo and node@22 into tools/promptfoo (npm install, versions pinned by package-lock.json)"
+  # `npm install` rather than `npm ci`: npm's lock files omit other platforms' optional packages, which
+  # makes `npm ci` refuse a lock written on another machine.
+  (cd tools/promptfoo && npm install --no-audit --no-fund --loglevel=error)
+  touch "$stamp"
+else
+  say "promptfoo: already installed"
+fi
+say "ready: $("$ROOT/.venv/bin/e2beval" --version), promptfoo $(PATH="$NODE_BIN:$PATH" PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1 promptfoo --version 2>/dev/null | tail -n1), node $("$NODE_BIN/node" --version)"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# README command two: set everything up, then run every test: C++ (doctest via ctest), Python (pytest)
+# and the integration tests that drive the real promptfoo CLI.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$ROOT/scripts/setup.sh"
+source "$ROOT/scripts/env.sh"
+cd "$ROOT"
+
+echo "== C++: build (build/cpp) and doctest"
+cmake -S . -B build/cpp -G Ninja -DE2BEVAL_BUILD_TESTS=ON -DE2BEVAL_BUILD_PYTHON=OFF >/dev/null
+cmake --build build/cpp
+ctest --test-dir build/cpp --output-on-failure
+
+echo "== Python and integration: pytest"
+python -m pytest -q tests/python tests/integration

@@ -1,0 +1,402 @@
+// The e2beval commands over the library: every command calls the same C++ the Python module calls.
+#include "cli/commands.hpp"
+
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "e2beval/error.hpp"
+#include "e2beval/extract.hpp"
+#include "e2beval/json.hpp"
+#include "e2beval/local/local_sandbox.hpp"
+#include "e2beval/metrics.hpp"
+#include "e2beval/report.hpp"
+#include "e2beval/runner.hpp"
+#include "e2beval/safety.hpp"
+#include "e2beval/text.hpp"
+
+namespace e2beval::cli {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string read_file(const std::string& path, std::string_view what) {
+    if (path == "-") {
+        std::stringstream content;
+        content << std::cin.rdbuf();
+        return content.str();
+    }
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw input_error(std::string(what) + " '" + path + "' does not exist; check the path");
+    if (std::filesystem::is_directory(path, ec))
+        throw input_error(std::string(what) + " '" + path + "' is a directory; give a file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw io_error("cannot read " + std::string(what) + " '" + path + "'");
+    std::stringstream content;
+    content << in.rdbuf();
+    return content.str();
+}
+
+Language language_option(const ParsedArgs& args) {
+    const auto tag = args.value("--language");
+    if (!tag) return Language::python;
+    const auto language = language_from_tag(*tag);
+    if (!language) throw usage_error("--language must be python, javascript or bash, got '" + *tag + "'");
+    return *language;
+}
+
+Policy policy_option(const ParsedArgs& args) {
+    Policy policy;
+    const auto preset = args.value("--policy").value_or("standard");
+    if (preset == "tutorial") policy.preset = PolicyPreset::tutorial;
+    else if (preset == "standard") policy.preset = PolicyPreset::standard;
+    else if (preset == "strict") policy.preset = PolicyPreset::strict;
+    else throw usage_error("--policy must be tutorial, standard or strict, got '" + preset + "'");
+    return policy;
+}
+
+Limits limits_option(const ParsedArgs& args) {
+    Limits limits;
+    if (auto seconds = args.number("--timeout")) limits.wall_time = std::chrono::milliseconds(static_cast<long long>(*seconds * 1000));
+    if (auto seconds = args.number("--cpu")) limits.cpu_time = std::chrono::milliseconds(static_cast<long long>(*seconds * 1000));
+    if (auto megabytes = args.number("--memory")) limits.memory_bytes = static_cast<std::uint64_t>(*megabytes * kMiB);
+    return limits;
+}
+
+LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
+    LocalSandboxOptions options;
+    options.python_executable = args.value("--python").value_or("");
+    return options;
+}
+
+const std::vector<OptionSpec> kSandboxOptions = {
+    {"--timeout", "SECONDS", "wall-clock limit per execution (default 10)"},
+    {"--cpu", "SECONDS", "cpu-time limit per execution (default 5)"},
+    {"--memory", "MB", "memory limit per execution (default 256)"},
+    {"--python", "PATH", "Python interpreter to run code with (default: $E2BEVAL_PYTHON, else python3)"},
+};
+
+std::vector<OptionSpec> with_sandbox_options(std::vector<OptionSpec> options) {
+    options.insert(options.end(), kSandboxOptions.begin(), kSandboxOptions.end());
+    return options;
+}
+
+void print_json(const json::value& value) { std::cout << json::serialize(value) << std::endl; }
+
+// ---- run ----------------------------------------------------------------------------------------
+
+int run_command(const ParsedArgs& args) {
+    // Options first: a typo in an option is reported before any file is read.
+    ExecRequest request;
+    request.language = language_option(args);
+    request.limits = limits_option(args);
+    request.code = read_file(args.positional[0], "code file");
+    require_clean_text(request.code, "code file");
+    if (auto stdin_file = args.value("--stdin")) request.stdin_data = read_file(*stdin_file, "stdin file");
+    LocalSandbox sandbox(sandbox_option(args));
+    const auto result = sandbox.execute(request);
+    if (args.flag("--json")) {
+        print_json(to_json(result));
+    } else {
+        std::cout << result.stdout_data << std::flush;
+        std::cerr << result.stderr_data;
+        if (result.outcome != Outcome::ok && result.outcome != Outcome::exit_nonzero)
+            std::cerr << "e2beval: " << to_string(result.outcome) << ": " << result.detail << "\n";
+    }
+    switch (result.outcome) {
+        case Outcome::ok: return 0;
+        case Outcome::exit_nonzero: return result.exit_code;
+        case Outcome::signaled: return 128 + result.signal;
+        case Outcome::sandbox_error: return kExitSandbox;
+        default: return kExitLimit;
+    }
+}
+
+// ---- eval ---------------------------------------------------------------------------------------
+
+struct SuiteEntry {
+    std::string id;
+    std::string provider = "recorded";
+    std::string model = "unknown";
+    std::optional<std::string> output;
+    json::object vars;
+    std::string problem;  // why the entry cannot be evaluated, if it cannot
+};
+
+SuiteEntry suite_entry(const json::value& value, std::size_t index) {
+    SuiteEntry entry;
+    entry.id = "test-" + std::to_string(index + 1);
+    if (!value.is_object()) {
+        entry.problem = "entry " + std::to_string(index + 1) + " is not an object";
+        return entry;
+    }
+    const auto& object = value.get_object();
+    for (const auto key : {"id", "description", "task_id"})
+        if (const auto* id = object.if_contains(key); id && id->is_string()) {
+            entry.id = std::string(id->get_string());
+            break;
+        }
+    if (const auto* provider = object.if_contains("provider"); provider && provider->is_string())
+        entry.provider = std::string(provider->get_string());
+    if (const auto* model = object.if_contains("model"); model && model->is_string())
+        entry.model = std::string(model->get_string());
+    const json::value* output = object.if_contains("output");
+    if (!output) output = object.if_contains("completion");
+    if (!output || !output->is_string()) {
+        entry.problem = "missing field `output` (the model's recorded answer, a string)";
+        return entry;
+    }
+    entry.output = std::string(output->get_string());
+    const auto* vars = object.if_contains("vars");
+    if (!vars || !vars->is_object()) {
+        entry.problem = "missing field `vars` (the test's variables, an object)";
+        return entry;
+    }
+    entry.vars = vars->get_object();
+    return entry;
+}
+
+std::vector<SuiteEntry> read_suite(const std::string& path) {
+    const auto content = read_file(path, "suite");
+    require_clean_text(content, "suite " + path);
+    std::vector<SuiteEntry> entries;
+    const bool lines = path.size() > 6 && path.substr(path.size() - 6) == ".jsonl";
+    if (lines) {
+        std::istringstream stream(content);
+        std::string line;
+        std::size_t number = 0;
+        while (std::getline(stream, line)) {
+            ++number;
+            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+            boost::system::error_code ec;
+            const auto value = json::parse(line, ec);
+            if (ec) {
+                SuiteEntry broken;
+                broken.id = "line-" + std::to_string(number);
+                broken.problem = "line " + std::to_string(number) + " is not valid JSON: " + ec.message();
+                entries.push_back(broken);
+                continue;
+            }
+            entries.push_back(suite_entry(value, entries.size()));
+        }
+    } else {
+        boost::system::error_code ec;
+        const auto value = json::parse(content, ec);
+        if (ec) throw input_error("suite '" + path + "' is not valid JSON (" + ec.message() +
+                                  "); use a JSON file {\"tests\": [...]} or a .jsonl file with one test per line");
+        const json::array* tests = value.is_array() ? &value.get_array() : nullptr;
+        if (value.is_object())
+            if (const auto* found = value.get_object().if_contains("tests"); found && found->is_array())
+                tests = &found->get_array();
+        if (!tests) throw input_error("suite '" + path + "' has no `tests` list");
+        for (std::size_t i = 0; i < tests->size(); ++i) entries.push_back(suite_entry((*tests)[i], i));
+    }
+    if (entries.empty()) throw input_error("suite '" + path + "' holds no tests");
+    return entries;
+}
+
+std::string one_line(std::string text, std::size_t width) {
+    for (auto& c : text)
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    if (text.size() > width) text = text.substr(0, width - 3) + "...";
+    return text;
+}
+
+std::string padded(std::string text, std::size_t width) {
+    if (text.size() < width) text.resize(width, ' ');
+    return text;
+}
+
+int eval_command(const ParsedArgs& args) {
+    RunnerOptions runner_options;
+    runner_options.policy = policy_option(args);
+    runner_options.scan = !args.flag("--no-scan");
+    runner_options.limits = limits_option(args);
+    const auto entries = read_suite(args.positional[0]);
+    LocalSandbox sandbox(sandbox_option(args));
+    Runner runner(sandbox, runner_options);
+    const bool write_metrics = !args.flag("--no-metrics");
+    const MetricsSink sink(args.value("--results-dir").value_or(default_results_dir().string()));
+    const bool as_json = args.flag("--json");
+
+    std::size_t passed = 0, failed = 0, errors = 0;
+    json::array json_results;
+    if (!as_json) {
+        std::cout << padded("#", 4) << padded("test", 26) << padded("result", 8) << padded("score", 7) << "reason\n";
+        std::cout << std::string(100, '-') << "\n";
+    }
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto& entry = entries[i];
+        const auto started = std::chrono::steady_clock::now();
+        std::optional<Verdict> verdict;
+        std::string problem = entry.problem;
+        if (problem.empty()) {
+            try {
+                verdict = runner.evaluate(*entry.output, TestSpec::from_vars(entry.vars));
+            } catch (const input_error& failure) {
+                problem = failure.what();
+            }
+        }
+        const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::string result_word = verdict ? (verdict->pass ? "PASS" : "FAIL") : "ERROR";
+        (verdict ? (verdict->pass ? passed : failed) : errors) += 1;
+        const std::string reason = verdict ? verdict->reason : "invalid test: " + problem;
+        if (write_metrics && verdict) {
+            MetricsRecord record;
+            record.task_id = entry.id;
+            record.provider = entry.provider;
+            record.model = entry.model;
+            record.success = verdict->pass;
+            record.runtime_s = runtime;
+            if (verdict->exec && verdict->exec->peak_memory_bytes)
+                record.memory_mb = static_cast<double>(*verdict->exec->peak_memory_bytes) / kMiB;
+            record.extra = json::object{{"reason", reason}, {"score", verdict->score},
+                                        {"outcome", verdict->exec ? to_string(verdict->exec->outcome) : "not_run"}};
+            sink.write(record);
+        }
+        if (as_json) {
+            json::object row{{"id", entry.id}, {"result", result_word}, {"runtime_s", runtime}};
+            if (verdict) row["verdict"] = to_json(*verdict);
+            else row["error"] = problem;
+            json_results.push_back(std::move(row));
+        } else {
+            char score[16];
+            std::snprintf(score, sizeof score, "%.2f", verdict ? verdict->score : 0.0);
+            std::cout << padded(std::to_string(i + 1), 4) << padded(one_line(entry.id, 24), 26)
+                      << padded(result_word, 8) << padded(score, 7) << one_line(reason, 160) << std::endl;
+        }
+    }
+    std::string report_note;
+    if (write_metrics) {
+        const std::filesystem::path report_path = args.value("--report").value_or("promptfoo_report.md");
+        const auto rows = write_markdown_report(sink.directory(), report_path);
+        report_note = "report: " + report_path.string() + " (" + std::to_string(rows) + " rows from " +
+                      sink.directory().string() + ")";
+    }
+    if (as_json) {
+        print_json(json::object{{"results", std::move(json_results)},
+                                {"stats", {{"passed", passed}, {"failed", failed}, {"errors", errors}}}});
+    } else {
+        std::cout << std::string(100, '-') << "\n";
+        std::cout << "summary: " << passed << " passed, " << failed << " failed, " << errors << " invalid\n";
+        if (!report_note.empty()) std::cout << report_note << "\n";
+    }
+    if (errors > 0) return kExitUsage;
+    return failed > 0 ? kExitFailed : 0;
+}
+
+// ---- scan ---------------------------------------------------------------------------------------
+
+int scan_command(const ParsedArgs& args) {
+    const auto& path = args.positional[0];
+    const auto code = read_file(path, "code file");
+    require_clean_text(code, "code file " + path);
+    const auto findings = SafetyScanner(policy_option(args)).scan(code, language_option(args));
+    const bool blocked = SafetyScanner::blocks(findings);
+    if (args.flag("--json")) {
+        print_json(json::object{{"file", path}, {"blocked", blocked}, {"findings", to_json(findings)}});
+    } else {
+        for (const auto& finding : findings)
+            std::cout << path << ":" << finding.line << ":" << finding.column << ": " << to_string(finding.severity)
+                      << " [" << finding.rule << "] " << finding.message << "\n";
+        std::cout << findings.size() << " finding(s); " << (blocked ? "blocked" : "not blocked") << "\n";
+    }
+    return blocked ? kExitFailed : 0;
+}
+
+// ---- extract ------------------------------------------------------------------------------------
+
+int extract_command(const ParsedArgs& args) {
+    const auto output = read_file(args.positional[0], "model output file");
+    ExtractOptions options;
+    options.function_name = args.value("--function");
+    options.language = language_option(args);
+    try {
+        const auto extraction = CodeExtractor(options).extract(output);
+        if (args.flag("--json")) print_json(to_json(extraction));
+        else std::cout << extraction.code << (extraction.code.ends_with('\n') ? "" : "\n");
+        return 0;
+    } catch (const extraction_error& failure) {
+        if (args.flag("--json")) print_json(json::object{{"error", failure.what()}});
+        std::cerr << "e2beval: " << failure.what() << "\n";
+        return kExitFailed;
+    }
+}
+
+// ---- report -------------------------------------------------------------------------------------
+
+int report_command(const ParsedArgs& args) {
+    const std::filesystem::path directory = args.value("--results-dir").value_or(default_results_dir().string());
+    const std::filesystem::path output = args.value("--output").value_or("promptfoo_report.md");
+    const auto metrics = load_metrics(directory);
+    const auto markdown = render_markdown(metrics);
+    {
+        std::ofstream out(output, std::ios::binary);
+        out << markdown;
+        if (!out) throw io_error("cannot write the report to " + output.string());
+    }
+    std::cout << markdown << "written to " << output.string() << "\n";
+    for (const auto& skipped : metrics.skipped) std::cerr << "e2beval: skipped " << skipped << "\n";
+    return 0;
+}
+
+}  // namespace
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> all = {
+        {{"run", "e2beval run [OPTIONS] FILE", "Run a program in the local sandbox, print its output and exit with its status.",
+          "FILE is Python source ('-' reads stdin). The program runs in new namespaces with no network, a private\n"
+          "workspace, a scrubbed environment and hard limits. Exit status: the program's own; 128+N when killed\n"
+          "by signal N; 124 when it hit a limit (timeout, cpu, memory, output); 125 when the sandbox failed.",
+          with_sandbox_options({{"--stdin", "FILE", "feed FILE to the program's standard input"},
+                                {"--language", "LANG", "language of FILE (python)"},
+                                {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
+          1, 1},
+         run_command},
+        {{"eval", "e2beval eval [OPTIONS] SUITE",
+          "Evaluate recorded model outputs against their tests; print a table, write metrics and the report.",
+          "SUITE is JSON ({\"tests\": [...]} or a list) or JSONL (one test per line). Each test has `output` (the\n"
+          "model's raw answer), `vars` (the promptfoo test vars: function_name with test_cases or test_input and\n"
+          "expected_output / expected_error, or testCode with expectedOutput), and optionally `id`, `provider`,\n"
+          "`model`. A broken test is reported as invalid and the others still run. Exit status: 0 all passed,\n"
+          "1 a test failed, 2 a test was invalid.",
+          with_sandbox_options({{"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
+                                {"--report", "FILE", "Markdown report to write (default promptfoo_report.md)"},
+                                {"--no-metrics", "", "write neither metrics nor the report"},
+                                {"--policy", "PRESET", "scanner policy: tutorial, standard (default) or strict"},
+                                {"--no-scan", "", "skip the static scanner (the sandbox still applies)"},
+                                {"--json", "", "print every verdict as JSON"}}),
+          1, 1},
+         eval_command},
+        {{"scan", "e2beval scan [OPTIONS] FILE", "Check code statically for unsafe patterns (on tokens, not text).",
+          "Prints FILE:LINE:COLUMN: severity [rule] message per finding. Exit status 1 when a finding blocks the\n"
+          "code under the policy. The scanner is advice before the sandbox, never a replacement for it.",
+          {{"--language", "LANG", "python (default), javascript or bash"},
+           {"--policy", "PRESET", "tutorial, standard (default) or strict"},
+           {"--json", "", "print findings as JSON"}},
+          1, 1},
+         scan_command},
+        {{"extract", "e2beval extract [OPTIONS] FILE", "Print the code found in a model's raw answer.",
+          "Takes the fenced block (```python, ```py, ~~~, untagged) that defines --function, else a bare\n"
+          "`def NAME(` block, else any definition. Exit status 1 when the answer holds no code.",
+          {{"--function", "NAME", "prefer the code that defines this function"},
+           {"--language", "LANG", "python (default), javascript or bash"},
+           {"--json", "", "print code, language, method and the blocks used as JSON"}},
+          1, 1},
+         extract_command},
+        {{"report", "e2beval report [OPTIONS]", "Write the tutorial's Markdown report from the metrics files.",
+          "Reads every *.json in the metrics directory and writes | task | provider | model | success | runtime_s |.",
+          {{"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
+           {"--output", "FILE", "report file (default promptfoo_report.md)"}},
+          0, 0},
+         report_command},
+    };
+    return all;
+}
+
+}  // namespace e2beval::cli

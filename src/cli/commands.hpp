@@ -1,0 +1,24 @@
+// The e2beval commands: run, eval, scan, extract, report. Each returns the process exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+
+namespace e2beval::cli {
+
+struct Command {
+    CommandSpec spec;
+    int (*handler)(const ParsedArgs& args);
+};
+
+const std::vector<Command>& commands();
+
+// Exit statuses shared by every command (documented in docs/cli.md).
+inline constexpr int kExitFailed = 1;      // a test failed, code was blocked, no code was found
+inline constexpr int kExitUsage = 2;       // bad command line or bad input file
+inline constexpr int kExitLimit = 124;     // `run`: the program hit a limit (timeout, memory, output, ...)
+inline constexpr int kExitSandbox = 125;   // the sandbox could not be built
+
+}  // namespace e2beval::cli

@@ -1,0 +1,108 @@
+// JSON conversions of the value types (one place, used by the CLI and the Python module).
+#include "e2beval/json.hpp"
+
+#include <boost/json.hpp>
+
+#include "e2beval/error.hpp"
+#include "e2beval/text.hpp"
+
+namespace e2beval {
+
+namespace json = boost::json;
+
+namespace {
+double seconds(std::chrono::nanoseconds duration) { return std::chrono::duration<double>(duration).count(); }
+}  // namespace
+
+json::object to_json(const Limits& limits) {
+    return {{"wall_time_s", std::chrono::duration<double>(limits.wall_time).count()},
+            {"cpu_time_s", std::chrono::duration<double>(limits.cpu_time).count()},
+            {"memory_mb", limits.memory_bytes / kMiB},
+            {"max_processes", limits.max_processes},
+            {"output_bytes", limits.output_bytes},
+            {"file_size_bytes", limits.file_size_bytes},
+            {"workspace_mb", limits.workspace_bytes / kMiB},
+            {"open_files", limits.open_files}};
+}
+
+json::object to_json(const ExecResult& result) {
+    json::object object{{"outcome", to_string(result.outcome)},
+                        {"exit_code", result.exit_code},
+                        {"signal", result.signal},
+                        {"stdout", to_valid_utf8(result.stdout_data)},
+                        {"stderr", to_valid_utf8(result.stderr_data)},
+                        {"stdout_truncated", result.stdout_truncated},
+                        {"stderr_truncated", result.stderr_truncated},
+                        {"wall_time_s", seconds(result.wall_time)},
+                        {"cpu_time_s", seconds(result.cpu_time)},
+                        {"detail", result.detail}};
+    object["peak_memory_bytes"] = result.peak_memory_bytes ? json::value(*result.peak_memory_bytes) : json::value(nullptr);
+    return object;
+}
+
+json::object to_json(const Finding& finding) {
+    return {{"rule", finding.rule},
+            {"severity", to_string(finding.severity)},
+            {"line", finding.line},
+            {"column", finding.column},
+            {"message", finding.message}};
+}
+
+json::value to_json(const std::vector<Finding>& findings) {
+    json::array array;
+    for (const auto& finding : findings) array.push_back(to_json(finding));
+    return array;
+}
+
+json::object to_json(const Extraction& extraction) {
+    json::array blocks;
+    for (const auto index : extraction.blocks_used) blocks.push_back(index);
+    return {{"code", extraction.code},
+            {"language", to_string(extraction.language)},
+            {"method", to_string(extraction.method)},
+            {"blocks_used", std::move(blocks)},
+            {"explanation", extraction.explanation}};
+}
+
+json::object to_json(const CaseResult& result) {
+    return {{"input", to_valid_utf8(result.input)},   {"expected", to_valid_utf8(result.expected)},
+            {"actual", to_valid_utf8(result.actual)}, {"stdout", to_valid_utf8(result.stdout_data)},
+            {"pass", result.passed},                  {"reason", to_valid_utf8(result.reason)}};
+}
+
+json::object to_json(const Verdict& verdict) {
+    json::array cases;
+    for (const auto& result : verdict.cases) cases.push_back(to_json(result));
+    json::object object{{"pass", verdict.pass},
+                        {"score", verdict.score},
+                        {"reason", to_valid_utf8(verdict.reason)},
+                        {"cases", std::move(cases)},
+                        {"findings", to_json(verdict.findings)}};
+    object["extraction"] = verdict.extraction ? json::value(to_json(*verdict.extraction)) : json::value(nullptr);
+    object["exec"] = verdict.exec ? json::value(to_json(*verdict.exec)) : json::value(nullptr);
+    return object;
+}
+
+Limits limits_from_json(const json::object& object, Limits limits) {
+    static constexpr const char* kKeys =
+        "wall_time_s, cpu_time_s, memory_mb, max_processes, output_bytes, file_size_bytes, workspace_mb, open_files";
+    for (const auto& [key, value] : object) {
+        if (!value.is_number())
+            throw input_error("limit '" + std::string(key) + "' must be a number, got " + json::serialize(value));
+        const double number = value.to_number<double>();
+        if (number <= 0) throw input_error("limit '" + std::string(key) + "' must be positive");
+        const auto milliseconds = std::chrono::milliseconds(static_cast<long long>(number * 1000.0));
+        if (key == "wall_time_s") limits.wall_time = milliseconds;
+        else if (key == "cpu_time_s") limits.cpu_time = milliseconds;
+        else if (key == "memory_mb") limits.memory_bytes = static_cast<std::uint64_t>(number * kMiB);
+        else if (key == "max_processes") limits.max_processes = static_cast<std::uint32_t>(number);
+        else if (key == "output_bytes") limits.output_bytes = static_cast<std::uint64_t>(number);
+        else if (key == "file_size_bytes") limits.file_size_bytes = static_cast<std::uint64_t>(number);
+        else if (key == "workspace_mb") limits.workspace_bytes = static_cast<std::uint64_t>(number * kMiB);
+        else if (key == "open_files") limits.open_files = static_cast<std::uint32_t>(number);
+        else throw input_error("unknown limit '" + std::string(key) + "'; valid limits are: " + kKeys);
+    }
+    return limits;
+}
+
+}  // namespace e2beval

@@ -1,0 +1,159 @@
+// Child side of the local sandbox: namespaces are already created by clone3; this builds the inside.
+// Reads top to bottom as the isolation story. Nothing here allocates, locks or throws (see SpawnPlan).
+#include "local/contain.hpp"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "local/capabilities.hpp"
+#include "local/mountns.hpp"
+#include "local/rlimit.hpp"
+
+namespace e2beval::local {
+
+namespace {
+
+constexpr int kReportFd = 3;
+constexpr int kGoFd = 4;
+
+void copy_text(char* destination, std::size_t capacity, const char* source) noexcept {
+    if (source == nullptr) source = "";
+    std::size_t i = 0;
+    for (; i + 1 < capacity && source[i] != '\0'; ++i) destination[i] = source[i];
+    destination[i] = '\0';
+}
+
+void send_report(const ChildReport& report) noexcept {
+    // One write below PIPE_BUF: atomic, so the parent never sees half a report.
+    while (::write(kReportFd, &report, sizeof report) < 0 && errno == EINTR) {
+    }
+}
+
+[[noreturn]] void fail(const StepError& step) noexcept {
+    ChildReport report;
+    report.kind = ChildReport::setup_failed;
+    report.value = step.error;
+    copy_text(report.call, sizeof report.call, step.call);
+    copy_text(report.path, sizeof report.path, step.path);
+    send_report(report);
+    ::_exit(127);
+}
+
+[[noreturn]] void fail(const char* call, const char* path = "") noexcept { fail(StepError{call, path, errno}); }
+
+// Moves the inherited fds to 0..4 and closes every other fd the parent process had open.
+void arrange_fds(const ChildFds& fds) noexcept {
+    const int wanted[] = {fds.stdin_read, fds.stdout_write, fds.stderr_write, fds.report_write, fds.go_read};
+    int moved[5];
+    // Duplicate above the target range first so a source fd numbered 0..4 is not clobbered by dup2.
+    for (int i = 0; i < 5; ++i)
+        if ((moved[i] = ::fcntl(wanted[i], F_DUPFD, 16)) < 0) fail("fcntl(F_DUPFD)");
+    for (int i = 0; i < 5; ++i)
+        if (::dup2(moved[i], i) < 0) fail("dup2");
+    if (::syscall(SYS_close_range, 5u, ~0u, 0u) != 0) fail("close_range(5, ~0U)");
+    // The report and go pipes must not survive exec into the program.
+    if (::fcntl(kReportFd, F_SETFD, FD_CLOEXEC) != 0 || ::fcntl(kGoFd, F_SETFD, FD_CLOEXEC) != 0)
+        fail("fcntl(F_SETFD, FD_CLOEXEC)");
+}
+
+void wait_for_id_maps() noexcept {
+    char go = 0;
+    ssize_t n;
+    while ((n = ::read(kGoFd, &go, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 1) ::_exit(126);  // the parent gave up (or died): nothing to report to
+    ::close(kGoFd);
+}
+
+// Becomes the unprivileged id inside. Capabilities in the new user namespace survive this because id 0
+// is not mapped inside (so the kernel's "leaving root" rule does not apply); they are dropped explicitly
+// in the program's process before exec.
+void become_sandbox_user(const SpawnPlan& plan) noexcept {
+    if (::setresgid(plan.inside_gid, plan.inside_gid, plan.inside_gid) != 0) fail("setresgid");
+    if (plan.clear_supplementary_groups && ::setgroups(0, nullptr) != 0) fail("setgroups(0, NULL)");
+    if (::setresuid(plan.inside_uid, plan.inside_uid, plan.inside_uid) != 0) fail("setresuid");
+}
+
+void write_program(const SpawnPlan& plan) noexcept {
+    const int fd = ::open(plan.program_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) fail("open(O_CREAT|O_EXCL)", plan.program_path.c_str());
+    std::size_t written = 0;
+    while (written < plan.program_source.size()) {
+        const ssize_t n = ::write(fd, plan.program_source.data() + written, plan.program_source.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail("write", plan.program_path.c_str());
+        written += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+}
+
+// The program's own process: limits, privileges, then exec. Never returns.
+[[noreturn]] void exec_program(const SpawnPlan& plan) noexcept {
+    if (auto error = apply_rlimits(plan.rlimits)) fail(error);
+    if (auto error = drop_privileges()) fail(error);
+    ::execve(plan.executable.c_str(), plan.argv.data(), plan.envp.data());
+    fail("execve", plan.executable.c_str());
+}
+
+// pid 1 stays as a minimal init: it reaps orphans and reports how the program ended. When it exits,
+// the kernel kills everything left in the pid namespace, so nothing the program started outlives it.
+[[noreturn]] void reap_until_program_ends(pid_t program) noexcept {
+    ::close(0);
+    ::close(1);
+    ::close(2);
+    for (;;) {
+        int status = 0;
+        const pid_t pid = ::waitpid(-1, &status, __WALL);
+        if (pid < 0 && errno == EINTR) continue;
+        if (pid < 0) fail("waitpid(-1)");
+        if (pid == program) {
+            ChildReport report;
+            report.kind = ChildReport::program_ended;
+            report.value = status;
+            send_report(report);
+            ::_exit(0);
+        }
+    }
+}
+
+}  // namespace
+
+void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
+    // 1. Die with the supervisor; own only the fds we were given.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("prctl(PR_SET_PDEATHSIG, SIGKILL)");
+    // This process is a copy of the host process (its memory, environ, cmdline): the program, running
+    // as the same id, must not be able to read it through /proc/1/{environ,mem}.
+    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail("prctl(PR_SET_DUMPABLE, 0)");
+    arrange_fds(fds);
+    // 2. The parent writes our uid/gid maps; nothing below works before that.
+    wait_for_id_maps();
+    // 3. mount namespace, first phase: clone the host paths the interpreter needs while we still have
+    //    the host identity that may traverse them; then become the unprivileged sandbox user.
+    int host_trees[kMaxHostTrees];
+    if (auto error = clone_host_trees(plan.mount_steps, host_trees)) fail(error);
+    become_sandbox_user(plan);
+    // 4. uts and mount namespaces: our own hostname, a fresh minimal root, the workspace as cwd.
+    if (::sethostname(plan.hostname.data(), plan.hostname.size()) != 0) fail("sethostname");
+    for (const auto& step : plan.mount_steps)
+        if (auto error = apply_mount_step(step, host_trees)) fail(error);
+    if (::chdir(plan.working_directory.c_str()) != 0) fail("chdir", plan.working_directory.c_str());
+    write_program(plan);
+    // 5. The network namespace is new and its only interface, lo, stays down: no route anywhere.
+    // 6. The program runs in its own process; limits, privileges and exec happen there.
+    const long program = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+    if (program < 0) fail("clone(SIGCHLD)");
+    if (program == 0) exec_program(plan);
+    reap_until_program_ends(static_cast<pid_t>(program));
+}
+
+}  // namespace e2beval::local

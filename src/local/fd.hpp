@@ -1,0 +1,44 @@
+// RAII for file descriptors and pipes used by the local backend.
+// Every fd is created O_CLOEXEC so nothing leaks into a sandbox by accident.
+#pragma once
+
+#include <unistd.h>
+
+#include <utility>
+
+namespace e2beval::local {
+
+class UniqueFd {
+public:
+    UniqueFd() noexcept = default;
+    explicit UniqueFd(int fd) noexcept : fd_(fd) {}
+    UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    UniqueFd& operator=(UniqueFd&& other) noexcept {
+        if (this != &other) reset(std::exchange(other.fd_, -1));
+        return *this;
+    }
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+    ~UniqueFd() { reset(); }
+
+    int get() const noexcept { return fd_; }
+    explicit operator bool() const noexcept { return fd_ >= 0; }
+    int release() noexcept { return std::exchange(fd_, -1); }
+    void reset(int fd = -1) noexcept {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = fd;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+struct Pipe {
+    UniqueFd read_end;
+    UniqueFd write_end;
+};
+
+// pipe2(O_CLOEXEC); throws sandbox_error naming the call.
+Pipe make_pipe();
+
+}  // namespace e2beval::local

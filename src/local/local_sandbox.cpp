@@ -1,0 +1,183 @@
+// LocalSandbox: turns an ExecRequest into a SpawnPlan (root filesystem, identity, limits, environment,
+// interpreter command line) and hands it to the supervisor.
+#include "e2beval/local/local_sandbox.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "e2beval/error.hpp"
+#include "local/fd.hpp"
+#include "local/mountns.hpp"
+#include "local/rlimit.hpp"
+#include "local/supervisor.hpp"
+
+extern char** environ;
+
+namespace e2beval {
+
+namespace {
+
+// What any dynamically linked interpreter needs from the host, read-only. Nothing else of the host's
+// filesystem (home directories, /root, /work, /tmp, /etc) is visible inside.
+const std::vector<std::string> kSystemPaths = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/localtime",
+};
+
+constexpr const char* kWorkspace = "/tmp";
+
+// Runs a trusted host command and returns its stdout (used once per interpreter, never for user code).
+std::string run_host_command(const std::vector<std::string>& command) {
+    local::Pipe output = local::make_pipe();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, output.write_end.get(), 1);
+    std::vector<char*> argv;
+    for (const auto& argument : command) argv.push_back(const_cast<char*>(argument.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int spawn_error = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    output.write_end.reset();
+    if (spawn_error != 0) throw sandbox_error(describe_syscall_failure("posix_spawnp(" + command[0] + ")", spawn_error));
+    std::string text;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(output.read_end.get(), buffer, sizeof buffer)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw sandbox_error("`" + command[0] + "` did not run (status " + std::to_string(status) +
+                            "); set E2BEVAL_PYTHON to a working Python 3 interpreter");
+    return text;
+}
+
+constexpr const char* kDiscoveryScript =
+    "import sys, os\n"
+    "print(os.path.realpath(sys.executable))\n"
+    "print('%d.%d.%d' % sys.version_info[:3])\n"
+    "for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,"
+    " os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}:\n"
+    "    print(os.path.realpath(p))\n";
+
+bool is_under(const std::string& path, const std::string& directory) {
+    return path == directory || (path.size() > directory.size() && path.compare(0, directory.size(), directory) == 0 &&
+                                 path[directory.size()] == '/');
+}
+
+std::vector<std::string> base_environment() {
+    return {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+            "USER=user", "HOSTNAME=sandbox"};
+}
+
+void validate_request(const ExecRequest& request) {
+    if (request.language != Language::python)
+        throw input_error("the local sandbox runs Python only so far; got language " +
+                          std::string(to_string(request.language)));
+    for (const auto& [name, value] : request.env) {
+        if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
+            throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");
+        if (value.find('\0') != std::string::npos)
+            throw input_error("environment variable " + name + " holds a NUL byte");
+    }
+    if (request.code.find('\0') != std::string::npos)
+        throw input_error("the code holds a NUL byte; Python source cannot contain one");
+}
+
+}  // namespace
+
+InterpreterInfo discover_python(const std::string& python) {
+    static std::mutex mutex;
+    static std::map<std::string, InterpreterInfo> cache;
+    std::lock_guard lock(mutex);
+    if (auto found = cache.find(python); found != cache.end()) return found->second;
+
+    std::istringstream lines(run_host_command({python, "-I", "-c", kDiscoveryScript}));
+    InterpreterInfo info;
+    std::getline(lines, info.executable);
+    std::getline(lines, info.version);
+    for (std::string prefix; std::getline(lines, prefix);) {
+        bool covered = false;
+        for (const auto& system_path : kSystemPaths) covered = covered || is_under(prefix, system_path);
+        if (!prefix.empty() && prefix != "/" && !covered) info.read_only_paths.push_back(prefix);
+    }
+    if (info.executable.empty() || info.executable[0] != '/')
+        throw sandbox_error("could not find the real path of `" + python + "`; set E2BEVAL_PYTHON to its full path");
+    cache.emplace(python, info);
+    return info;
+}
+
+LocalSandbox::LocalSandbox(LocalSandboxOptions options) : options_(std::move(options)) {
+    if (options_.python_info) {
+        python_ = *options_.python_info;
+        return;
+    }
+    std::string python = options_.python_executable;
+    if (python.empty()) {
+        const char* from_env = std::getenv("E2BEVAL_PYTHON");
+        python = from_env && *from_env ? from_env : "python3";
+    }
+    python_ = discover_python(python);
+}
+
+void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest request,
+                         boost::asio::any_completion_handler<void(ExecResult)> handler) {
+    validate_request(request);
+    const auto ids = local::choose_id_mapping();
+
+    local::RootFilesystemSpec filesystem;
+    filesystem.read_only_paths = kSystemPaths;
+    filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), python_.read_only_paths.begin(),
+                                      python_.read_only_paths.end());
+    filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), options_.extra_read_only_paths.begin(),
+                                      options_.extra_read_only_paths.end());
+    filesystem.workspace_bytes = request.limits.workspace_bytes;
+    filesystem.inside_uid = ids.inside_uid;
+    filesystem.inside_gid = ids.inside_gid;
+
+    local::SupervisionRequest supervision;
+    auto& plan = supervision.plan;
+    plan.mount_steps = local::plan_root_filesystem(filesystem);
+    plan.inside_uid = ids.inside_uid;
+    plan.inside_gid = ids.inside_gid;
+    plan.clear_supplementary_groups = ids.allow_setgroups;
+    plan.working_directory = kWorkspace;
+    plan.program_path = std::string(kWorkspace) + "/main.py";
+    plan.program_source = std::move(request.code);
+    plan.executable = python_.executable;
+    // -I: ignore PYTHON* variables and user site-packages; -B: no .pyc writes; -u: output reaches us
+    // even when the program is killed at its timeout.
+    plan.arguments = {python_.executable, "-I", "-B", "-u", plan.program_path};
+    plan.environment = base_environment();
+    for (const auto& [name, value] : request.env) plan.environment.push_back(name + "=" + value);
+    plan.rlimits = local::plan_rlimits(request.limits);
+    plan.finalize();
+
+    supervision.ids = ids;
+    supervision.limits = request.limits;
+    supervision.language = request.language;
+    supervision.stdin_data = std::move(request.stdin_data);
+    local::supervise(std::move(executor), std::move(supervision), std::move(handler));
+}
+
+ExecResult LocalSandbox::execute(const ExecRequest& request) {
+    boost::asio::io_context context;
+    ExecResult result;
+    async_execute(context.get_executor(), request, [&result](ExecResult r) { result = std::move(r); });
+    context.run();
+    return result;
+}
+
+}  // namespace e2beval

@@ -1,0 +1,35 @@
+// Mount namespace: a fresh tmpfs root holding only what the interpreter needs, read-only, plus a fresh
+// /proc, a minimal /dev, a size-limited tmpfs workspace, generated /etc files; the host's root detached.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "local/spawn_plan.hpp"
+
+namespace e2beval::local {
+
+struct RootFilesystemSpec {
+    std::vector<std::string> read_only_paths;  // host paths bound read-only at the same place inside
+    std::uint64_t workspace_bytes = 0;         // size of the tmpfs mounted at /tmp (the working directory)
+    std::uint32_t workspace_inodes = 4096;
+    uid_t inside_uid = 1000;
+    gid_t inside_gid = 1000;
+};
+
+// Parent side: the ordered mount steps for `spec`. Host paths that do not exist are skipped; a host path
+// that is a symlink (merged /usr: /bin -> usr/bin) becomes the same symlink inside.
+std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec);
+
+// Most bind steps a plan may hold (the child keeps their tree fds in a fixed array).
+inline constexpr int kMaxHostTrees = 64;
+
+// Child side, first phase, still as the host identity that may traverse host paths (e.g. pyenv under
+// /root): clones every bind step's host path into a detached, already read-only mount tree.
+StepError clone_host_trees(const std::vector<MountStep>& steps, int (&tree_fds)[kMaxHostTrees]) noexcept;
+
+// Child side, second phase, as the sandbox user: performs one step. Must not allocate.
+StepError apply_mount_step(const MountStep& step, const int (&tree_fds)[kMaxHostTrees]) noexcept;
+
+}  // namespace e2beval::local

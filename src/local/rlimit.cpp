@@ -1,0 +1,35 @@
+// setrlimit planning and application for the sandboxed program.
+#include "local/rlimit.hpp"
+
+#include <cerrno>
+
+namespace e2beval::local {
+
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits) {
+    using std::chrono::duration_cast;
+    using std::chrono::seconds;
+    // RLIMIT_CPU counts whole seconds: round up, and leave one more second before SIGKILL so the
+    // program first gets SIGXCPU (reported as cpu_limit).
+    const auto cpu_ms = static_cast<rlim_t>(limits.cpu_time.count());
+    const rlim_t cpu_seconds = cpu_ms == 0 ? 1 : (cpu_ms + 999) / 1000;
+    return {
+        {RLIMIT_CPU, cpu_seconds, cpu_seconds + 1, "RLIMIT_CPU"},
+        {RLIMIT_AS, limits.memory_bytes, limits.memory_bytes, "RLIMIT_AS"},
+        {RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes, "RLIMIT_FSIZE"},
+        // +1: the sandbox's init process runs as the same id and counts too.
+        {RLIMIT_NPROC, limits.max_processes + rlim_t{1}, limits.max_processes + rlim_t{1}, "RLIMIT_NPROC"},
+        {RLIMIT_NOFILE, limits.open_files, limits.open_files, "RLIMIT_NOFILE"},
+        {RLIMIT_CORE, 0, 0, "RLIMIT_CORE"},
+        {RLIMIT_MEMLOCK, 0, 0, "RLIMIT_MEMLOCK"},
+    };
+}
+
+StepError apply_rlimits(const std::vector<RlimitSetting>& settings) noexcept {
+    for (const auto& setting : settings) {
+        const struct rlimit value {setting.soft, setting.hard};
+        if (::setrlimit(setting.resource, &value) != 0) return {"setrlimit", setting.name, errno};
+    }
+    return {};
+}
+
+}  // namespace e2beval::local

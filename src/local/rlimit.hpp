@@ -1,0 +1,18 @@
+// Resource limits applied in the child right before exec: cpu, address space, file size, processes,
+// open files, no core dumps. They are the fallback when no cgroup is available, and always on.
+#pragma once
+
+#include <vector>
+
+#include "e2beval/types.hpp"
+#include "local/spawn_plan.hpp"
+
+namespace e2beval::local {
+
+// Parent side: the settings for `limits` (the child's own process counts toward RLIMIT_NPROC).
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits);
+
+// Child side: setrlimit for each setting. Must not allocate.
+StepError apply_rlimits(const std::vector<RlimitSetting>& settings) noexcept;
+
+}  // namespace e2beval::local

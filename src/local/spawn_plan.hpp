@@ -1,0 +1,86 @@
+// SpawnPlan: everything the sandboxed child needs, computed in the parent before clone.
+// After clone the child runs in a copy of a possibly multi-threaded process, so it must not allocate,
+// lock or throw: it only walks this plan and makes syscalls.
+#pragma once
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace e2beval::local {
+
+struct MountStep {
+    enum class Kind {
+        make_private,    // stop mount events propagating back to the host
+        tmpfs,           // mount a tmpfs on `target` with options `data`
+        directory,       // mkdir `target` (existing is fine)
+        file,            // create `target` holding `data` (also used as an empty bind mount point)
+        bind_read_only,  // attach a read-only, nosuid, nodev copy of host path `source` at `target`
+        bind_device,     // attach the host device node `source` at `target` (nosuid, noexec, not nodev)
+        proc,            // fresh procfs of the sandbox's pid namespace at `target`
+        symlink,         // `target` -> `data`
+        enter_root,      // pivot into `target`, detach the host's root, remount the new root read-only
+    };
+    Kind kind;
+    std::string source;
+    std::string target;
+    std::string data;
+    mode_t mode = 0755;
+    int tree = -1;  // bind steps: index of the host tree cloned for it before the ids change
+};
+
+struct RlimitSetting {
+    int resource;
+    rlim_t soft;
+    rlim_t hard;
+    const char* name;  // "RLIMIT_CPU", for error messages
+};
+
+struct SpawnPlan {
+    std::vector<MountStep> mount_steps;
+
+    uid_t inside_uid = 1000;
+    gid_t inside_gid = 1000;
+    bool clear_supplementary_groups = false;  // possible only when the parent may write "allow" to setgroups
+    std::string hostname = "sandbox";
+    std::string working_directory = "/tmp";
+
+    std::string program_path;    // inside the sandbox
+    std::string program_source;  // written to program_path before the code runs
+
+    std::string executable;  // inside the sandbox
+    std::vector<std::string> arguments;
+    std::vector<std::string> environment;  // NAME=value, the whole environment the code sees
+    std::vector<RlimitSetting> rlimits;
+
+    // Pointers into `arguments` and `environment`, built by finalize() in the parent.
+    std::vector<char*> argv;
+    std::vector<char*> envp;
+    void finalize();
+};
+
+// What the child tells the parent through the report pipe: a setup failure or the program's end.
+struct ChildReport {
+    enum Kind : int { setup_failed = 1, program_ended = 2 };
+    int kind = 0;
+    int value = 0;  // errno for setup_failed, wait status for program_ended
+    char call[160] = {};
+    char path[256] = {};
+};
+
+}  // namespace e2beval::local
+
+namespace e2beval::local {
+
+// A failed child-side step: the syscall as it would be written, the path it acted on, and errno.
+// Plain pointers to static strings or to the plan's strings: building it must not allocate.
+struct StepError {
+    const char* call = nullptr;
+    const char* path = nullptr;
+    int error = 0;
+    explicit operator bool() const noexcept { return call != nullptr; }
+};
+
+}  // namespace e2beval::local

@@ -1,0 +1,101 @@
+// MetricsSink: the tutorial's metrics files, written atomically (temp file + rename) so a report that
+// runs concurrently never reads half a file.
+#include "e2beval/metrics.hpp"
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+
+#include "e2beval/error.hpp"
+
+namespace e2beval {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string uuid4_hex() {
+    static thread_local std::mt19937_64 generator{std::random_device{}() ^
+                                                  static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
+    std::uint64_t high = generator(), low = generator();
+    high = (high & ~0xF000ull) | 0x4000ull;                              // version 4
+    low = (low & ~(0xC000000000000000ull)) | 0x8000000000000000ull;  // RFC 4122 variant
+    char text[33];
+    std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(high),
+                  static_cast<unsigned long long>(low));
+    return text;
+}
+
+double now_epoch_seconds() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::filesystem::path default_results_dir() {
+    const char* from_env = std::getenv("PROMPTFOO_RESULTS_DIR");
+    return from_env && *from_env ? std::filesystem::path(from_env) : std::filesystem::path(".promptfoo_results");
+}
+
+MetricsSink::MetricsSink(std::filesystem::path directory) : directory_(std::move(directory)) {}
+
+json::object to_json(const MetricsRecord& record) {
+    json::object object;
+    object["task_id"] = record.task_id;
+    object["provider"] = record.provider;
+    object["model"] = record.model;
+    object["success"] = record.success;
+    object["runtime_s"] = record.runtime_s;
+    object["memory_mb"] = record.memory_mb ? json::value(*record.memory_mb) : json::value(nullptr);
+    object["extra"] = record.extra;
+    object["timestamp"] = record.timestamp == 0.0 ? now_epoch_seconds() : record.timestamp;
+    return object;
+}
+
+MetricsRecord metrics_from_json(const json::object& object) {
+    const auto text = [&](std::string_view key) -> std::string {
+        const auto* value = object.if_contains(key);
+        if (!value || value->is_null()) return {};
+        return value->is_string() ? std::string(value->get_string()) : json::serialize(*value);
+    };
+    const auto number = [&](std::string_view key) -> std::optional<double> {
+        const auto* value = object.if_contains(key);
+        if (!value || !value->is_number()) return std::nullopt;
+        return value->to_number<double>();
+    };
+    MetricsRecord record;
+    if (!object.contains("task_id") || !object.contains("success"))
+        throw input_error("not a metrics record: task_id and success are required");
+    record.task_id = text("task_id");
+    record.provider = text("provider");
+    record.model = text("model");
+    const auto& success = object.at("success");
+    record.success = success.is_bool() ? success.get_bool() : (success.is_number() && success.to_number<double>() != 0);
+    record.runtime_s = number("runtime_s").value_or(0.0);
+    record.memory_mb = number("memory_mb");
+    if (const auto* extra = object.if_contains("extra")) record.extra = *extra;
+    record.timestamp = number("timestamp").value_or(0.0);
+    return record;
+}
+
+std::filesystem::path MetricsSink::write(const MetricsRecord& record) const {
+    std::error_code ec;
+    std::filesystem::create_directories(directory_, ec);
+    if (ec) throw io_error("cannot create the metrics directory " + directory_.string() + ": " + ec.message());
+    const auto name = "metrics_" + uuid4_hex() + ".json";
+    const auto final_path = directory_ / name;
+    const auto temporary = directory_ / ("." + name + ".tmp");
+    {
+        std::ofstream out(temporary, std::ios::binary);
+        out << json::serialize(to_json(record)) << '\n';
+        if (!out) throw io_error("cannot write " + temporary.string());
+    }
+    std::filesystem::rename(temporary, final_path, ec);
+    if (ec) throw io_error("cannot rename " + temporary.string() + " to " + final_path.string() + ": " + ec.message());
+    return final_path;
+}
+
+}  // namespace e2beval

@@ -1,0 +1,234 @@
+// LocalSandbox against real namespaces and processes: limits, cleanup, isolation from the host.
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "e2beval/error.hpp"
+#include "e2beval/local/local_sandbox.hpp"
+
+using namespace e2beval;
+using namespace std::chrono_literals;
+
+namespace {
+
+LocalSandbox& sandbox() {
+    static LocalSandbox instance;
+    return instance;
+}
+
+ExecResult run(const std::string& code, Limits limits = {}) {
+    ExecRequest request;
+    request.code = code;
+    request.limits = limits;
+    return sandbox().execute(request);
+}
+
+std::string unique_token() {
+    std::random_device device;
+    return "e2beval-test-" + std::to_string(device()) + std::to_string(device());
+}
+
+// Host processes whose command line holds `token`.
+int processes_with(const std::string& token) {
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::stringstream content;
+        content << in.rdbuf();
+        if (content.str().find(token) != std::string::npos) ++count;
+    }
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("a program runs and its output, exit status and accounting come back") {
+    const auto result = run("import sys\nprint('hello')\nprint('oops', file=sys.stderr)\nsys.exit(3)\n");
+    CHECK(result.outcome == Outcome::exit_nonzero);
+    CHECK(result.exit_code == 3);
+    CHECK(result.stdout_data == "hello\n");
+    CHECK(result.stderr_data == "oops\n");
+    CHECK(result.wall_time > 0ns);
+    CHECK(result.cpu_time > 0ns);
+    REQUIRE(result.peak_memory_bytes.has_value());
+    CHECK(*result.peak_memory_bytes > 1 * kMiB);
+
+    const auto ok = run("print(sum(range(10)))");
+    CHECK(ok.outcome == Outcome::ok);
+    CHECK(ok.exit_code == 0);
+    CHECK(ok.stdout_data == "45\n");
+}
+
+TEST_CASE("stdin reaches the program") {
+    ExecRequest request;
+    request.code = "import sys\nprint(sys.stdin.read().upper())";
+    request.stdin_data = "abc";
+    const auto result = sandbox().execute(request);
+    CHECK(result.outcome == Outcome::ok);
+    CHECK(result.stdout_data == "ABC\n");
+}
+
+TEST_CASE("an infinite loop is killed at the wall-clock timeout") {
+    Limits limits;
+    limits.wall_time = 1s;
+    limits.cpu_time = 30s;
+    const auto result = run("while True:\n    pass\n", limits);
+    CHECK(result.outcome == Outcome::timeout);
+    CHECK(result.signal == SIGKILL);
+    CHECK(result.wall_time >= 1s);
+    CHECK(result.detail.find("wall-clock") != std::string::npos);
+}
+
+TEST_CASE("a sleeping program is killed at the timeout too") {
+    Limits limits;
+    limits.wall_time = 500ms;
+    const auto result = run("import time\nprint('before', flush=True)\ntime.sleep(60)\n", limits);
+    CHECK(result.outcome == Outcome::timeout);
+    CHECK(result.stdout_data == "before\n");
+}
+
+TEST_CASE("cpu time beyond the limit ends as cpu_limit") {
+    Limits limits;
+    limits.cpu_time = 1s;
+    limits.wall_time = 20s;
+    const auto result = run("while True:\n    pass\n", limits);
+    CHECK(result.outcome == Outcome::cpu_limit);
+    CHECK(result.cpu_time >= 1s);
+}
+
+TEST_CASE("children and daemons that outlive the program are killed with it") {
+    const auto token = unique_token();
+    // The daemon double-forks, calls setsid, and execs a long sleep whose command line carries the token.
+    const auto code =
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(120)', '" + token + "'])\n"
+        "    os._exit(0)\n"
+        "if os.fork() == 0:\n"
+        "    os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(120)', '" + token + "'])\n"
+        "time.sleep(0.5)\n"
+        "print(len([p for p in os.listdir('/proc') if p.isdigit()]))\n";
+    const auto result = run(code);
+    CHECK(result.outcome == Outcome::ok);
+    // init, the program, the orphaned daemon and the child: the sleepers were really running.
+    CHECK(std::stoi(result.stdout_data) >= 4);
+    CHECK(processes_with(token) == 0);
+}
+
+TEST_CASE("100 MB of output is capped and the program is stopped") {
+    const auto result = run("import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(100):\n    sys.stdout.write(chunk)\n");
+    CHECK(result.outcome == Outcome::output_limit);
+    CHECK(result.stdout_truncated);
+    CHECK(result.stdout_data.size() == Limits{}.output_bytes);
+}
+
+TEST_CASE("a memory hog ends with memory_limit") {
+    Limits limits;
+    limits.memory_bytes = 128 * kMiB;
+    const auto result = run("blocks = []\nwhile True:\n    blocks.append(bytearray(8 << 20))\n", limits);
+    CHECK(result.outcome == Outcome::memory_limit);
+    REQUIRE(result.peak_memory_bytes.has_value());
+    CHECK(*result.peak_memory_bytes <= 128 * kMiB);
+}
+
+TEST_CASE("code cannot open a connection to a port listening on the host's 127.0.0.1") {
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(listener >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(listener, 1) == 0);
+    socklen_t length = sizeof address;
+    REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    const auto port = std::to_string(ntohs(address.sin_port));
+
+    const auto result = run(
+        "import socket\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', " + port + "), timeout=2)\n"
+        "    print('connected')\n"
+        "except OSError as error:\n"
+        "    print('refused', error.errno)\n");
+    ::close(listener);
+    CHECK(result.outcome == Outcome::ok);
+    CHECK(result.stdout_data.rfind("refused", 0) == 0);
+}
+
+TEST_CASE("the host's environment does not reach the code") {
+    ::setenv("E2B_API_KEY", "e2b_secret_from_the_host", 1);
+    // The sandbox's init is a copy of this process: its /proc/1/environ must not be readable either.
+    const auto result = run(
+        "import os\nprint(os.environ.get('E2B_API_KEY'))\nprint(sorted(os.environ))\n"
+        "for name in ['environ', 'cmdline', 'mem']:\n"
+        "    try:\n"
+        "        print(open('/proc/1/' + name, 'rb').read(4096))\n"
+        "    except OSError as error:\n"
+        "        print(name, 'unreadable')\n");
+    ::unsetenv("E2B_API_KEY");
+    CHECK(result.outcome == Outcome::ok);
+    CHECK(result.stdout_data.rfind("None\n", 0) == 0);
+    CHECK(result.stdout_data.find("e2b_secret") == std::string::npos);
+
+    ExecRequest request;
+    request.code = "import os\nprint(os.environ['GREETING'])";
+    request.env = {{"GREETING", "hello"}};
+    CHECK(sandbox().execute(request).stdout_data == "hello\n");
+}
+
+TEST_CASE("the host's files are not visible and nothing outside the workspace is writable") {
+    const auto result = run(
+        "import os\n"
+        "for path in ['/etc/shadow', '/root/.ssh', '/work', '/home', '/proc/1/environ']:\n"
+        "    print(path, os.path.exists(path))\n"
+        "print('uid', os.getuid())\n"
+        "for path in ['/usr/evil', '/evil', '/etc/evil']:\n"
+        "    try:\n"
+        "        open(path, 'w')\n"
+        "        print(path, 'written')\n"
+        "    except OSError as error:\n"
+        "        print(path, 'denied')\n"
+        "open('ok.txt', 'w').write('fine')\n"
+        "print(os.getcwd(), open('ok.txt').read())\n");
+    CHECK(result.outcome == Outcome::ok);
+    CHECK(result.stdout_data ==
+          "/etc/shadow False\n/root/.ssh False\n/work False\n/home False\n/proc/1/environ True\n"
+          "uid 1000\n/usr/evil denied\n/evil denied\n/etc/evil denied\n/tmp fine\n");
+}
+
+TEST_CASE("binary and invalid UTF-8 output comes back byte for byte") {
+    const auto result = run("import sys\nsys.stdout.buffer.write(b'\\xff\\xfe\\x00ok')\n");
+    CHECK(result.outcome == Outcome::ok);
+    CHECK(result.stdout_data == std::string("\xff\xfe\0ok", 5));
+}
+
+TEST_CASE("a NUL byte in the code is refused before anything runs") {
+    CHECK_THROWS_AS(run(std::string("print(1)\0", 9)), input_error);
+}
+
+TEST_CASE("the asynchronous form runs several executions concurrently on one io_context") {
+    boost::asio::io_context context;
+    std::vector<ExecResult> results(3);
+    for (int i = 0; i < 3; ++i) {
+        ExecRequest request;
+        request.code = "print(" + std::to_string(i) + " * 7)";
+        sandbox().async_execute(context.get_executor(), request, [&results, i](ExecResult r) { results[i] = std::move(r); });
+    }
+    context.run();
+    for (int i = 0; i < 3; ++i) {
+        CHECK(results[i].outcome == Outcome::ok);
+        CHECK(results[i].stdout_data == std::to_string(i * 7) + "\n");
+    }
+}

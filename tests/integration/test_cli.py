@@ -1,0 +1,155 @@
+"""The e2beval command-line tool end to end: real sandbox, real files, and every kind of bad input."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def find_cli():
+    candidate = Path(sys.executable).parent / "e2beval"
+    found = str(candidate) if candidate.exists() else shutil.which("e2beval")
+    if not found:
+        pytest.fail("the e2beval command is not installed next to this Python; run scripts/setup.sh")
+    return found
+
+
+CLI = find_cli()
+
+
+def run(*args, cwd=None, stdin=None, env=None):
+    return subprocess.run([CLI, *args], cwd=cwd, input=stdin, capture_output=True, env=env, timeout=120)
+
+
+def test_help_everywhere():
+    overview = run("--help")
+    assert overview.returncode == 0 and b"Commands:" in overview.stdout
+    for command in ["run", "eval", "scan", "extract", "report"]:
+        result = run(command, "--help")
+        assert result.returncode == 0
+        assert result.stdout.startswith(b"Usage: e2beval " + command.encode())
+
+
+def test_usage_errors_are_clear_and_exit_2(tmp_path):
+    unknown = run("run", "--frobnicate", "x.py")
+    assert unknown.returncode == 2
+    assert b"unknown option '--frobnicate'" in unknown.stderr and b"--help" in unknown.stderr
+    assert run("bogus").returncode == 2
+    missing = run("run", str(tmp_path / "nope.py"))
+    assert missing.returncode == 2 and b"does not exist" in missing.stderr
+    bad_number = run("run", "--timeout", "soon", str(tmp_path / "nope.py"))
+    assert bad_number.returncode == 2 and b"positive number" in bad_number.stderr
+
+
+def test_run_prints_output_and_exits_with_the_program_status(tmp_path):
+    program = tmp_path / "p.py"
+    program.write_text("import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(7)\n")
+    result = run("run", str(program))
+    assert result.returncode == 7
+    assert result.stdout == b"out\n" and result.stderr == b"err\n"
+    program.write_text("while True: pass\n")
+    timed_out = run("run", "--timeout", "0.5", "--json", str(program))
+    assert timed_out.returncode == 124
+    assert json.loads(timed_out.stdout)["outcome"] == "timeout"
+    stdin_file = tmp_path / "in.txt"
+    stdin_file.write_text("piped")
+    program.write_text("print(input()[::-1])")
+    assert run("run", "--stdin", str(stdin_file), str(program)).stdout == b"depip\n"
+
+
+def test_run_rejects_invalid_utf8_and_nul(tmp_path):
+    invalid = tmp_path / "bad.py"
+    invalid.write_bytes(b"print('\xff')\n")
+    result = run("run", str(invalid))
+    assert result.returncode == 2 and b"not valid UTF-8" in result.stderr
+    nul = tmp_path / "nul.py"
+    nul.write_bytes(b"print(1)\x00\n")
+    result = run("run", str(nul))
+    assert result.returncode == 2 and b"NUL byte" in result.stderr
+
+
+def test_extract_and_scan(tmp_path):
+    answer = tmp_path / "answer.md"
+    answer.write_text("Here you go:\n\n```py\ndef double(x):\n    return 2 * x\n```\n")
+    extracted = run("extract", "--function", "double", str(answer))
+    assert extracted.returncode == 0 and extracted.stdout == b"def double(x):\n    return 2 * x\n"
+    as_json = json.loads(run("extract", "--json", str(answer)).stdout)
+    assert as_json["method"] == "fenced_block" and as_json["language"] == "python"
+
+    prose = tmp_path / "prose.md"
+    prose.write_text("Sorry, I can't write that function.")
+    nothing = run("extract", str(prose))
+    assert nothing.returncode == 1 and b"no code found" in nothing.stderr
+    empty = tmp_path / "empty.md"
+    empty.write_text("")
+    assert run("extract", str(empty)).returncode == 1
+
+    code = tmp_path / "code.py"
+    code.write_text("# os.system is mentioned only here\nimport socket\n")
+    scanned = run("scan", str(code))
+    assert scanned.returncode == 1
+    assert f"{code}:2:8: block [import-socket]".encode() in scanned.stdout
+    report = json.loads(run("scan", "--json", str(code)).stdout)
+    assert report["blocked"] is True and [f["rule"] for f in report["findings"]] == ["import-socket"]
+
+
+def tutorial_suite():
+    """The promptfoo example's tests as an e2beval suite (same recorded answers, same vars)."""
+    config = yaml.safe_load((REPO / "examples/promptfoo/promptfooconfig.yaml").read_text())
+    tests = []
+    for test in config["tests"]:
+        test_vars = dict(test["vars"])
+        tests.append({"id": test["description"], "output": test_vars.pop("completion"), "vars": test_vars})
+    return tests
+
+
+def test_eval_suite_table_metrics_and_report(tmp_path):
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"tests": tutorial_suite()}))
+    env = dict(os.environ, PROMPTFOO_RESULTS_DIR=str(tmp_path / "metrics"))
+    result = run("eval", str(suite), cwd=tmp_path, env=env)
+    assert result.returncode == 1, result.stderr  # two recorded answers are wrong or unsafe
+    out = result.stdout.decode()
+    assert "summary: 6 passed, 2 failed, 0 invalid" in out
+    assert "FAIL    1.00" not in out
+    assert "Expected olleh, got hello" in out and "Unsafe pattern detected" in out
+    assert len(list((tmp_path / "metrics").glob("metrics_*.json"))) == 8
+    assert (tmp_path / "promptfoo_report.md").read_text().startswith("| task | provider | model | success | runtime_s |")
+
+
+def test_eval_keeps_good_results_when_an_entry_is_broken(tmp_path):
+    good = tutorial_suite()[0]
+    lines = [
+        json.dumps(good),
+        json.dumps({"id": "no-vars", "output": good["output"]}),
+        "{not json",
+        json.dumps({"id": "bad-vars", "output": good["output"], "vars": {"function_name": "factorial"}}),
+    ]
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text("\n".join(lines) + "\n")
+    result = run("eval", "--json", "--no-metrics", str(suite), cwd=tmp_path)
+    assert result.returncode == 2
+    report = json.loads(result.stdout)
+    assert [row["result"] for row in report["results"]] == ["PASS", "ERROR", "ERROR", "ERROR"]
+    assert "missing field `vars`" in report["results"][1]["error"]
+    assert "not valid JSON" in report["results"][2]["error"]
+    assert "neither test_cases" in report["results"][3]["error"]
+    assert report["results"][0]["verdict"]["reason"] == "Correct output: 120"
+
+
+def test_eval_and_report_bad_files(tmp_path):
+    missing = run("eval", str(tmp_path / "none.json"))
+    assert missing.returncode == 2 and b"does not exist" in missing.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text("[1, 2")
+    result = run("eval", str(broken))
+    assert result.returncode == 2 and b"not valid JSON" in result.stderr
+    no_metrics = run("report", "--results-dir", str(tmp_path / "nothing"))
+    assert no_metrics.returncode == 2 and b"run an evaluation first" in no_metrics.stderr
