@@ -37,6 +37,11 @@ json::object to_json(const ExecResult& result) {
                         {"cpu_time_s", seconds(result.cpu_time)},
                         {"detail", result.detail}};
     object["peak_memory_bytes"] = result.peak_memory_bytes ? json::value(*result.peak_memory_bytes) : json::value(nullptr);
+    json::array denied;
+    for (const auto& name : result.denied_syscalls) denied.push_back(json::value(name));
+    object["denied_syscalls"] = std::move(denied);
+    object["isolation_level"] = result.isolation_level;
+    object["cgroup_version"] = result.cgroup_version;
     return object;
 }
 
@@ -81,6 +86,33 @@ json::object to_json(const Verdict& verdict) {
     object["extraction"] = verdict.extraction ? json::value(to_json(*verdict.extraction)) : json::value(nullptr);
     object["exec"] = verdict.exec ? json::value(to_json(*verdict.exec)) : json::value(nullptr);
     return object;
+}
+
+json::object to_json(const IsolationProfile& isolation) {
+    return {{"network", isolation.network},
+            {"seccomp", to_string(isolation.seccomp)},
+            {"minimum_level", to_string(isolation.minimum_level)}};
+}
+
+IsolationProfile isolation_from_json(const json::object& object, IsolationProfile isolation) {
+    static constexpr const char* kKeys = "network, seccomp, minimum_level";
+    for (const auto& [key, value] : object) {
+        if (key == "network") {
+            if (!value.is_bool()) throw input_error("isolation 'network' must be true or false");
+            isolation.network = value.get_bool();
+        } else if (key == "seccomp") {
+            const auto mode = value.is_string() ? seccomp_mode_from_string(value.get_string()) : std::nullopt;
+            if (!mode) throw input_error("isolation 'seccomp' must be \"deny\" or \"kill\"");
+            isolation.seccomp = *mode;
+        } else if (key == "minimum_level") {
+            const auto level = value.is_string() ? isolation_level_from_string(value.get_string()) : std::nullopt;
+            if (!level) throw input_error("isolation 'minimum_level' must be \"standard\" or \"full\"");
+            isolation.minimum_level = *level;
+        } else {
+            throw input_error("unknown isolation setting '" + std::string(key) + "'; valid settings are: " + kKeys);
+        }
+    }
+    return isolation;
 }
 
 Limits limits_from_json(const json::object& object, Limits limits) {

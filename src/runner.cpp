@@ -276,6 +276,7 @@ Verdict Runner::evaluate(std::string_view model_output, const TestSpec& spec) co
     request.language = spec.language;
     request.code = build_program(extraction->code, spec, marker);
     request.limits = options_.limits;
+    request.isolation = options_.isolation;
     ExecResult exec = sandbox_.execute(request);
 
     // 4. Compare.

@@ -59,4 +59,22 @@ std::optional<Outcome> outcome_from_string(std::string_view name) noexcept {
     return std::nullopt;
 }
 
+std::string_view to_string(SeccompMode mode) noexcept { return mode == SeccompMode::kill ? "kill" : "deny"; }
+
+std::string_view to_string(IsolationLevel level) noexcept {
+    return level == IsolationLevel::full ? "full" : "standard";
+}
+
+std::optional<SeccompMode> seccomp_mode_from_string(std::string_view name) noexcept {
+    if (name == "deny" || name == "errno" || name == "eperm") return SeccompMode::deny;
+    if (name == "kill") return SeccompMode::kill;
+    return std::nullopt;
+}
+
+std::optional<IsolationLevel> isolation_level_from_string(std::string_view name) noexcept {
+    if (name == "standard") return IsolationLevel::standard;
+    if (name == "full") return IsolationLevel::full;
+    return std::nullopt;
+}
+
 }  // namespace e2beval

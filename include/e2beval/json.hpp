@@ -24,4 +24,8 @@ boost::json::object to_json(const Verdict& verdict);
 // "workspace_mb", "open_files"}; absent keys keep `base`. Unknown keys throw input_error listing the valid ones.
 Limits limits_from_json(const boost::json::object& object, Limits base = {});
 
+boost::json::object to_json(const IsolationProfile& isolation);
+// IsolationProfile from {"network": bool, "seccomp": "deny"|"kill", "minimum_level": "standard"|"full"}.
+IsolationProfile isolation_from_json(const boost::json::object& object, IsolationProfile base = {});
+
 }  // namespace e2beval

@@ -60,6 +60,7 @@ struct RunnerOptions {
     Policy policy;       // scanner policy
     bool scan = true;    // false: skip the scanner (the sandbox still applies)
     Limits limits;
+    IsolationProfile isolation;
 };
 
 class Runner {

@@ -50,6 +50,32 @@ enum class Outcome {
 std::string_view to_string(Outcome outcome) noexcept;
 std::optional<Outcome> outcome_from_string(std::string_view name) noexcept;
 
+// What happens when sandboxed code makes a system call the seccomp filter denies. Either way the call
+// is reported in ExecResult::denied_syscalls.
+enum class SeccompMode {
+    deny,  // the call fails with EPERM and the program goes on
+    kill,  // the sandbox is killed at the first denied call (outcome seccomp_violation)
+};
+
+// How strongly the local sandbox must isolate. The backend refuses to run below the requested minimum
+// (never a silent downgrade); `e2beval doctor` shows what this host allows.
+enum class IsolationLevel {
+    standard,  // user, pid, mount, net, ipc, uts and cgroup namespaces; seccomp; rlimits
+    full,      // standard plus a cgroup for memory, pids and cpu limits and accounting
+};
+
+std::string_view to_string(SeccompMode mode) noexcept;
+std::string_view to_string(IsolationLevel level) noexcept;
+std::optional<SeccompMode> seccomp_mode_from_string(std::string_view name) noexcept;
+std::optional<IsolationLevel> isolation_level_from_string(std::string_view name) noexcept;
+
+// The isolation knobs a caller may turn. Defaults are the safe choice; see docs/sandbox.md.
+struct IsolationProfile {
+    bool network = false;  // opt-in: true shares the host's network namespace (the code can reach the network)
+    SeccompMode seccomp = SeccompMode::deny;
+    IsolationLevel minimum_level = IsolationLevel::standard;
+};
+
 struct ExecRequest {
     Language language = Language::python;
     std::string code;
@@ -57,6 +83,7 @@ struct ExecRequest {
     // Variables the caller wants the code to see; nothing from the host's environment is passed otherwise.
     std::map<std::string, std::string> env;
     Limits limits;
+    IsolationProfile isolation;
 };
 
 struct ExecResult {
@@ -70,6 +97,11 @@ struct ExecResult {
     std::chrono::nanoseconds wall_time{0};
     std::chrono::nanoseconds cpu_time{0};
     std::optional<std::uint64_t> peak_memory_bytes;
+    // System calls the seccomp filter denied, by name, in the order first seen (each once).
+    std::vector<std::string> denied_syscalls;
+    // The isolation that was in force: "full" or "standard", and the cgroup mechanism ("v1", "v2", "none").
+    std::string isolation_level;
+    std::string cgroup_version;
     // One sentence a user can act on, e.g. "killed after the 10 s wall-clock limit".
     std::string detail;
 

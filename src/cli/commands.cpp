@@ -11,6 +11,7 @@
 #include "e2beval/error.hpp"
 #include "e2beval/extract.hpp"
 #include "e2beval/json.hpp"
+#include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "e2beval/metrics.hpp"
 #include "e2beval/report.hpp"
@@ -60,12 +61,48 @@ Policy policy_option(const ParsedArgs& args) {
     return policy;
 }
 
-Limits limits_option(const ParsedArgs& args) {
+// Limits and isolation: defaults, then --profile FILE ({"limits": {...}, "isolation": {...}}), then flags.
+struct Profile {
     Limits limits;
+    IsolationProfile isolation;
+};
+
+Profile profile_option(const ParsedArgs& args) {
+    Profile profile;
+    if (const auto path = args.value("--profile")) {
+        std::ifstream in(*path);
+        if (!in) throw input_error("profile '" + *path + "' cannot be read; check the path");
+        std::stringstream content;
+        content << in.rdbuf();
+        boost::system::error_code ec;
+        const auto value = json::parse(content.str(), ec);
+        if (ec || !value.is_object())
+            throw input_error("profile '" + *path + "' is not a JSON object like {\"limits\": {...}, \"isolation\": {...}}");
+        for (const auto& [key, section] : value.get_object()) {
+            if (!section.is_object()) throw input_error("profile section '" + std::string(key) + "' must be an object");
+            if (key == "limits") profile.limits = limits_from_json(section.get_object(), profile.limits);
+            else if (key == "isolation") profile.isolation = isolation_from_json(section.get_object(), profile.isolation);
+            else throw input_error("unknown profile section '" + std::string(key) + "'; valid sections are: limits, isolation");
+        }
+    }
+    auto& limits = profile.limits;
     if (auto seconds = args.number("--timeout")) limits.wall_time = std::chrono::milliseconds(static_cast<long long>(*seconds * 1000));
     if (auto seconds = args.number("--cpu")) limits.cpu_time = std::chrono::milliseconds(static_cast<long long>(*seconds * 1000));
     if (auto megabytes = args.number("--memory")) limits.memory_bytes = static_cast<std::uint64_t>(*megabytes * kMiB);
-    return limits;
+    if (auto processes = args.number("--pids")) limits.max_processes = static_cast<std::uint32_t>(*processes);
+    if (auto bytes = args.number("--output-limit")) limits.output_bytes = static_cast<std::uint64_t>(*bytes);
+    if (args.flag("--network")) profile.isolation.network = true;
+    if (const auto mode = args.value("--seccomp")) {
+        const auto parsed = seccomp_mode_from_string(*mode);
+        if (!parsed) throw usage_error("--seccomp must be deny or kill, got '" + *mode + "'");
+        profile.isolation.seccomp = *parsed;
+    }
+    if (const auto level = args.value("--min-isolation")) {
+        const auto parsed = isolation_level_from_string(*level);
+        if (!parsed) throw usage_error("--min-isolation must be standard or full, got '" + *level + "'");
+        profile.isolation.minimum_level = *parsed;
+    }
+    return profile;
 }
 
 LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
@@ -76,8 +113,14 @@ LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
 
 const std::vector<OptionSpec> kSandboxOptions = {
     {"--timeout", "SECONDS", "wall-clock limit per execution (default 10)"},
-    {"--cpu", "SECONDS", "cpu-time limit per execution (default 5)"},
+    {"--cpu", "SECONDS", "cpu-time limit per execution, all processes together (default 5)"},
     {"--memory", "MB", "memory limit per execution (default 256)"},
+    {"--pids", "N", "most processes at once (default 64)"},
+    {"--output-limit", "BYTES", "most bytes kept per output stream; more kills the program (default 1048576)"},
+    {"--network", "", "let the code use the host's network (off by default: no network at all)"},
+    {"--seccomp", "MODE", "denied system calls: deny (fail with EPERM, default) or kill (end the sandbox)"},
+    {"--min-isolation", "LEVEL", "refuse to run below standard (default) or full (needs cgroups)"},
+    {"--profile", "FILE", "JSON {\"limits\": {...}, \"isolation\": {...}}; flags override it"},
     {"--python", "PATH", "Python interpreter to run code with (default: $E2BEVAL_PYTHON, else python3)"},
 };
 
@@ -94,7 +137,9 @@ int run_command(const ParsedArgs& args) {
     // Options first: a typo in an option is reported before any file is read.
     ExecRequest request;
     request.language = language_option(args);
-    request.limits = limits_option(args);
+    const auto profile = profile_option(args);
+    request.limits = profile.limits;
+    request.isolation = profile.isolation;
     request.code = read_file(args.positional[0], "code file");
     require_clean_text(request.code, "code file");
     if (auto stdin_file = args.value("--stdin")) request.stdin_data = read_file(*stdin_file, "stdin file");
@@ -216,7 +261,9 @@ int eval_command(const ParsedArgs& args) {
     RunnerOptions runner_options;
     runner_options.policy = policy_option(args);
     runner_options.scan = !args.flag("--no-scan");
-    runner_options.limits = limits_option(args);
+    const auto profile = profile_option(args);
+    runner_options.limits = profile.limits;
+    runner_options.isolation = profile.isolation;
     const auto entries = read_suite(args.positional[0]);
     LocalSandbox sandbox(sandbox_option(args));
     Runner runner(sandbox, runner_options);
@@ -345,6 +392,40 @@ int report_command(const ParsedArgs& args) {
     return 0;
 }
 
+// ---- doctor -------------------------------------------------------------------------------------
+
+int doctor_command(const ParsedArgs& args) {
+    const auto report = diagnose_host(sandbox_option(args));
+    if (args.flag("--json")) {
+        json::array checks;
+        for (const auto& check : report.checks)
+            checks.push_back(json::object{{"mechanism", check.mechanism}, {"ok", check.ok}, {"status", check.status}, {"fix", check.fix}});
+        json::object interpreters;
+        for (const auto& [language, description] : report.interpreters) interpreters[language] = description;
+        json::array denied;
+        for (const auto& name : report.denied_syscalls) denied.push_back(json::value(name));
+        print_json(json::object{{"checks", std::move(checks)},
+                                {"enforced_level", report.enforced_level ? json::value(to_string(*report.enforced_level)) : json::value(nullptr)},
+                                {"enforced", report.enforced_summary},
+                                {"interpreters", std::move(interpreters)},
+                                {"seccomp_denies", std::move(denied)}});
+    } else {
+        std::cout << "e2beval doctor: what this host allows the local sandbox\n\n";
+        for (const auto& check : report.checks) {
+            std::cout << "  " << (check.ok ? "ok       " : "MISSING  ") << padded(check.mechanism, 18) << check.status << "\n";
+            if (!check.ok && !check.fix.empty()) std::cout << "           " << padded("", 18) << "fix: " << check.fix << "\n";
+        }
+        std::cout << "\ninterpreters:\n";
+        for (const auto& [language, description] : report.interpreters)
+            std::cout << "  " << padded(language, 12) << description << "\n";
+        std::cout << "\nseccomp denies: ";
+        for (std::size_t i = 0; i < report.denied_syscalls.size(); ++i) std::cout << (i ? ", " : "") << report.denied_syscalls[i];
+        std::cout << ", clone/clone3 with new namespaces, personality changes, sockets other than AF_UNIX\n";
+        std::cout << "\nisolation level enforced: " << report.enforced_summary << "\n";
+    }
+    return report.enforced_level ? 0 : kExitSandbox;
+}
+
 }  // namespace
 
 const std::vector<Command>& commands() {
@@ -389,6 +470,14 @@ const std::vector<Command>& commands() {
            {"--json", "", "print code, language, method and the blocks used as JSON"}},
           1, 1},
          extract_command},
+        {{"doctor", "e2beval doctor [OPTIONS]", "Show what this host allows the sandbox and the isolation level enforced.",
+          "Checks user namespaces (and restrictions such as Ubuntu's AppArmor sysctl), seccomp, cgroups (version,\n"
+          "delegation), runs a probe in a real sandbox, and prints a fix for every missing piece. Exit status 125\n"
+          "when no sandbox can run here.",
+          {{"--python", "PATH", "Python interpreter to check (default: $E2BEVAL_PYTHON, else python3)"},
+           {"--json", "", "print the checks as JSON"}},
+          0, 0},
+         doctor_command},
         {{"report", "e2beval report [OPTIONS]", "Write the tutorial's Markdown report from the metrics files.",
           "Reads every *.json in the metrics directory and writes | task | provider | model | success | runtime_s |.",
           {{"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "local/capabilities.hpp"
 #include "local/mountns.hpp"
 #include "local/rlimit.hpp"
+#include "local/seccomp.hpp"
 
 namespace e2beval::local {
 
@@ -34,8 +36,8 @@ void copy_text(char* destination, std::size_t capacity, const char* source) noex
 }
 
 void send_report(const ChildReport& report) noexcept {
-    // One write below PIPE_BUF: atomic, so the parent never sees half a report.
-    while (::write(kReportFd, &report, sizeof report) < 0 && errno == EINTR) {
+    // The report channel is a SOCK_SEQPACKET socket: one report, one message, never half of one.
+    while (::send(kReportFd, &report, sizeof report, MSG_NOSIGNAL) < 0 && errno == EINTR) {
     }
 }
 
@@ -97,10 +99,36 @@ void write_program(const SpawnPlan& plan) noexcept {
     ::close(fd);
 }
 
-// The program's own process: limits, privileges, then exec. Never returns.
+// Hands the seccomp listener to the supervisor, which answers (and reports) every denied call.
+void send_listener(int listener) noexcept {
+    ChildReport report;
+    report.kind = ChildReport::seccomp_listener;
+    iovec payload{&report, sizeof report};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &payload;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(header), &listener, sizeof(int));
+    while (::sendmsg(kReportFd, &message, MSG_NOSIGNAL) < 0)
+        if (errno != EINTR) fail("sendmsg(seccomp listener)");
+    ::close(listener);
+}
+
+// The program's own process: limits, privileges, seccomp last, then exec. Never returns.
 [[noreturn]] void exec_program(const SpawnPlan& plan) noexcept {
     if (auto error = apply_rlimits(plan.rlimits)) fail(error);
     if (auto error = drop_privileges()) fail(error);
+    int listener = -1;
+    sock_fprog bpf{static_cast<unsigned short>(plan.seccomp_filter.size()),
+                   const_cast<sock_filter*>(plan.seccomp_filter.data())};
+    if (auto error = install_seccomp_filter(bpf, plan.seccomp_reports_denials, listener)) fail(error);
+    if (listener >= 0) send_listener(listener);
     ::execve(plan.executable.c_str(), plan.argv.data(), plan.envp.data());
     fail("execve", plan.executable.c_str());
 }
@@ -131,12 +159,13 @@ void write_program(const SpawnPlan& plan) noexcept {
 void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     // 1. Die with the supervisor; own only the fds we were given.
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("prctl(PR_SET_PDEATHSIG, SIGKILL)");
-    // This process is a copy of the host process (its memory, environ, cmdline): the program, running
-    // as the same id, must not be able to read it through /proc/1/{environ,mem}.
-    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail("prctl(PR_SET_DUMPABLE, 0)");
     arrange_fds(fds);
     // 2. The parent writes our uid/gid maps; nothing below works before that.
     wait_for_id_maps();
+    // This process is a copy of the host process (its memory, environ, cmdline): the program, running
+    // as the same id, must not be able to read it through /proc/1/{environ,mem}. (Not earlier: an
+    // unprivileged parent could not write our id maps into a non-dumpable process's /proc.)
+    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail("prctl(PR_SET_DUMPABLE, 0)");
     // 3. mount namespace, first phase: clone the host paths the interpreter needs while we still have
     //    the host identity that may traverse them; then become the unprivileged sandbox user.
     int host_trees[kMaxHostTrees];

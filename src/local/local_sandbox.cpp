@@ -14,9 +14,11 @@
 #include <sstream>
 
 #include "e2beval/error.hpp"
+#include "local/cgroup.hpp"
 #include "local/fd.hpp"
 #include "local/mountns.hpp"
 #include "local/rlimit.hpp"
+#include "local/seccomp.hpp"
 #include "local/supervisor.hpp"
 
 extern char** environ;
@@ -31,7 +33,20 @@ const std::vector<std::string> kSystemPaths = {
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/localtime",
 };
 
+// With the network opted in, name resolution needs these too.
+const std::vector<std::string> kNetworkPaths = {"/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates"};
+
 constexpr const char* kWorkspace = "/tmp";
+
+// Compiled once per (mode, network) pair: libseccomp's compilation is the slow part.
+const local::SeccompProgram& seccomp_program(SeccompMode mode, bool network) {
+    static std::mutex mutex;
+    static std::map<std::pair<SeccompMode, bool>, local::SeccompProgram> programs;
+    std::lock_guard lock(mutex);
+    auto found = programs.find({mode, network});
+    if (found == programs.end()) found = programs.emplace(std::pair{mode, network}, local::compile_seccomp_filter(mode, network)).first;
+    return found->second;
+}
 
 // Runs a trusted host command and returns its stdout (used once per interpreter, never for user code).
 std::string run_host_command(const std::vector<std::string>& command) {
@@ -143,6 +158,8 @@ void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest requ
                                       python_.read_only_paths.end());
     filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), options_.extra_read_only_paths.begin(),
                                       options_.extra_read_only_paths.end());
+    if (request.isolation.network)
+        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), kNetworkPaths.begin(), kNetworkPaths.end());
     filesystem.workspace_bytes = request.limits.workspace_bytes;
     filesystem.inside_uid = ids.inside_uid;
     filesystem.inside_gid = ids.inside_gid;
@@ -162,11 +179,15 @@ void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest requ
     plan.arguments = {python_.executable, "-I", "-B", "-u", plan.program_path};
     plan.environment = base_environment();
     for (const auto& [name, value] : request.env) plan.environment.push_back(name + "=" + value);
-    plan.rlimits = local::plan_rlimits(request.limits);
+    plan.rlimits = local::plan_rlimits(request.limits, local::cgroup_support().version != local::CgroupSupport::Version::none);
+    const auto& seccomp = seccomp_program(request.isolation.seccomp, request.isolation.network);
+    plan.seccomp_filter = seccomp.instructions;
+    plan.seccomp_reports_denials = seccomp.reports_denials;
     plan.finalize();
 
     supervision.ids = ids;
     supervision.limits = request.limits;
+    supervision.isolation = request.isolation;
     supervision.language = request.language;
     supervision.stdin_data = std::move(request.stdin_data);
     local::supervise(std::move(executor), std::move(supervision), std::move(handler));

@@ -5,16 +5,19 @@
 
 namespace e2beval::local {
 
-std::vector<RlimitSetting> plan_rlimits(const Limits& limits) {
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool memory_cgroup) {
     using std::chrono::duration_cast;
     using std::chrono::seconds;
     // RLIMIT_CPU counts whole seconds: round up, and leave one more second before SIGKILL so the
     // program first gets SIGXCPU (reported as cpu_limit).
     const auto cpu_ms = static_cast<rlim_t>(limits.cpu_time.count());
     const rlim_t cpu_seconds = cpu_ms == 0 ? 1 : (cpu_ms + 999) / 1000;
+    // Address space counts reservations that never become memory (thread stacks, allocator arenas):
+    // when a cgroup limits real memory, allow 4x for them; otherwise it is the only memory limit.
+    const rlim_t address_space = memory_cgroup ? 4 * limits.memory_bytes : limits.memory_bytes;
     return {
         {RLIMIT_CPU, cpu_seconds, cpu_seconds + 1, "RLIMIT_CPU"},
-        {RLIMIT_AS, limits.memory_bytes, limits.memory_bytes, "RLIMIT_AS"},
+        {RLIMIT_AS, address_space, address_space, "RLIMIT_AS"},
         {RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes, "RLIMIT_FSIZE"},
         // +1: the sandbox's init process runs as the same id and counts too.
         {RLIMIT_NPROC, limits.max_processes + rlim_t{1}, limits.max_processes + rlim_t{1}, "RLIMIT_NPROC"},

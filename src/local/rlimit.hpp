@@ -9,8 +9,9 @@
 
 namespace e2beval::local {
 
-// Parent side: the settings for `limits` (the child's own process counts toward RLIMIT_NPROC).
-std::vector<RlimitSetting> plan_rlimits(const Limits& limits);
+// Parent side: the settings for `limits` (the child's own process counts toward RLIMIT_NPROC). With a
+// memory cgroup the real limit is the cgroup's, and the address-space limit only stops runaway mappings.
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool memory_cgroup);
 
 // Child side: setrlimit for each setting. Must not allocate.
 StepError apply_rlimits(const std::vector<RlimitSetting>& settings) noexcept;

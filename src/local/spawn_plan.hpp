@@ -3,6 +3,7 @@
 // lock or throw: it only walks this plan and makes syscalls.
 #pragma once
 
+#include <linux/filter.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -54,6 +55,10 @@ struct SpawnPlan {
     std::vector<std::string> arguments;
     std::vector<std::string> environment;  // NAME=value, the whole environment the code sees
     std::vector<RlimitSetting> rlimits;
+    // The seccomp filter, installed last before exec; with `seccomp_reports_denials` the program's
+    // process sends the filter's listener fd to the supervisor before it execs.
+    std::vector<sock_filter> seccomp_filter;
+    bool seccomp_reports_denials = false;
 
     // Pointers into `arguments` and `environment`, built by finalize() in the parent.
     std::vector<char*> argv;
@@ -63,7 +68,7 @@ struct SpawnPlan {
 
 // What the child tells the parent through the report pipe: a setup failure or the program's end.
 struct ChildReport {
-    enum Kind : int { setup_failed = 1, program_ended = 2 };
+    enum Kind : int { setup_failed = 1, program_ended = 2, seccomp_listener = 3 };  // 3 carries an fd
     int kind = 0;
     int value = 0;  // errno for setup_failed, wait status for program_ended
     char call[160] = {};

@@ -1,17 +1,22 @@
-// Parent side of the local sandbox, in order: pipes, clone3 into new namespaces, id maps, go; then an
-// Asio operation that waits on the pidfd and the output pipes under a wall-clock timer, kills the whole
-// tree (pid namespace init) on timeout or output overflow, and turns what it saw into an ExecResult.
+// Parent side of the local sandbox, in order: cgroup, pipes, clone3 into new namespaces (and into the
+// cgroup), id maps, go; then an Asio operation that waits on the pidfd, the output pipes, the report
+// socket and the seccomp listener under a wall-clock timer, kills the whole tree (pid namespace init)
+// on timeout, overflow or (in kill mode) a denied call, and turns what it saw into an ExecResult.
 #include "local/supervisor.hpp"
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
@@ -22,8 +27,10 @@
 #include <optional>
 
 #include "e2beval/error.hpp"
+#include "local/cgroup.hpp"
 #include "local/contain.hpp"
 #include "local/fd.hpp"
+#include "local/seccomp.hpp"
 
 namespace e2beval::local {
 
@@ -31,8 +38,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-constexpr std::uint64_t kNamespaces = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
-                                      CLONE_NEWUTS | CLONE_NEWCGROUP;
+constexpr auto kCpuPollInterval = std::chrono::milliseconds(100);
 
 // Stdin is written whole before the child starts, so the parent never blocks on it and never gets
 // SIGPIPE from a program that does not read it.
@@ -53,12 +59,25 @@ UniqueFd prefilled_stdin(const std::string& data) {
     return std::move(pipe.read_end);
 }
 
+struct ReportChannel {
+    UniqueFd parent_end;
+    UniqueFd child_end;
+};
+
+ReportChannel make_report_channel() {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+        throw sandbox_error(describe_syscall_failure("socketpair(AF_UNIX, SOCK_SEQPACKET)", errno));
+    return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
 struct Spawned {
     pid_t pid = -1;
     UniqueFd pidfd;
     UniqueFd stdout_read;
     UniqueFd stderr_read;
-    UniqueFd report_read;
+    UniqueFd report;
+    std::optional<SandboxCgroup> cgroup;
 };
 
 void kill_and_reap(pid_t pid, int pidfd) noexcept {
@@ -68,32 +87,60 @@ void kill_and_reap(pid_t pid, int pidfd) noexcept {
     }
 }
 
+std::uint64_t namespace_flags(const IsolationProfile& isolation) {
+    std::uint64_t flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+    if (!isolation.network) flags |= CLONE_NEWNET;
+    return flags;
+}
+
 Spawned spawn(SupervisionRequest& request) {
     if (request.stdin_data.size() > (1u << 20))
         throw sandbox_error("stdin for the sandbox is larger than 1 MiB; pass the data as a file instead",
                             errc::invalid_input);
+    // 1. cgroup: limits and accounting for the whole tree, or none when the host has no usable cgroups.
+    auto cgroup = SandboxCgroup::create(request.limits);
+    if (!cgroup && request.isolation.minimum_level == IsolationLevel::full) {
+        std::string why;
+        for (const auto& note : cgroup_support().notes) why += (why.empty() ? "" : "; ") + note;
+        throw sandbox_error("isolation level 'full' needs cgroup limits, which this host does not offer (" + why +
+                                "); " + cgroup_support().fix + ", or accept level 'standard' (rlimits only)",
+                            errc::unsupported);
+    }
+    // 2. pipes and the report socket.
     UniqueFd stdin_read = prefilled_stdin(request.stdin_data);
-    Pipe out = make_pipe(), err = make_pipe(), report = make_pipe(), go = make_pipe();
+    Pipe out = make_pipe(), err = make_pipe(), go = make_pipe();
+    ReportChannel report = make_report_channel();
 
+    // 3. clone3 into new namespaces (and straight into the v2 cgroup).
     int pidfd = -1;
     clone_args args{};
-    args.flags = kNamespaces | CLONE_PIDFD;
+    args.flags = namespace_flags(request.isolation) | CLONE_PIDFD;
     args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
     args.exit_signal = 0;  // no SIGCHLD: host code that reaps "any child" cannot steal ours
+    if (cgroup && cgroup->directory_fd() >= 0) {
+        args.flags |= CLONE_INTO_CGROUP;
+        args.cgroup = static_cast<std::uint64_t>(cgroup->directory_fd());
+    }
     const long pid = ::syscall(SYS_clone3, &args, sizeof args);
-    if (pid < 0)
-        throw sandbox_error(describe_syscall_failure(
-            "clone3(CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNS|CLONE_NEWNET|CLONE_NEWIPC|CLONE_NEWUTS|CLONE_NEWCGROUP)",
-            errno), errno == EPERM || errno == ENOSPC || errno == EINVAL ? errc::unsupported : errc::sandbox_setup);
+    if (pid < 0) {
+        const int saved = errno;
+        throw sandbox_error(
+            describe_syscall_failure("clone3(CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNS|CLONE_NEWNET|CLONE_NEWIPC|"
+                                     "CLONE_NEWUTS|CLONE_NEWCGROUP)", saved) +
+                "; run `e2beval doctor` to see what this host allows",
+            saved == EPERM || saved == ENOSPC || saved == EINVAL ? errc::unsupported : errc::sandbox_setup);
+    }
     if (pid == 0) {
         run_sandbox_init(request.plan, ChildFds{stdin_read.get(), out.write_end.get(), err.write_end.get(),
-                                                report.write_end.get(), go.read_end.get()});
+                                                report.child_end.get(), go.read_end.get()});
     }
 
     Spawned spawned{static_cast<pid_t>(pid), UniqueFd(pidfd), std::move(out.read_end), std::move(err.read_end),
-                    std::move(report.read_end)};
+                    std::move(report.parent_end), std::move(cgroup)};
+    // 4. parent: id maps and the v1 cgroup, then let the child go on.
     try {
         write_id_maps(spawned.pid, request.ids);
+        if (spawned.cgroup) spawned.cgroup->add_process(spawned.pid);
     } catch (...) {
         kill_and_reap(spawned.pid, spawned.pidfd.get());
         throw;
@@ -119,7 +166,7 @@ std::string seconds_text(std::chrono::milliseconds duration) {
     return text;
 }
 
-// Python reports the rlimit-based memory and file-size limits as exceptions, not signals.
+// Python reports rlimit-based memory and file-size limits as exceptions, not signals.
 bool stderr_reports(const std::string& stderr_data, std::string_view marker) {
     const auto tail_start = stderr_data.size() > 4096 ? stderr_data.size() - 4096 : 0;
     return stderr_data.find(marker, tail_start) != std::string::npos;
@@ -130,13 +177,17 @@ public:
     Supervision(asio::any_io_executor executor, SupervisionRequest& request, Spawned spawned,
                 asio::any_completion_handler<void(ExecResult)> handler)
         : limits_(request.limits),
+          isolation_(request.isolation),
           language_(request.language),
           pid_(spawned.pid),
           pidfd_(executor, spawned.pidfd.release()),
           stdout_(executor, spawned.stdout_read.release()),
           stderr_(executor, spawned.stderr_read.release()),
-          report_(std::move(spawned.report_read)),
+          report_(executor, spawned.report.release()),
+          listener_(executor),
           timer_(executor),
+          cpu_timer_(executor),
+          cgroup_(std::move(spawned.cgroup)),
           handler_(std::move(handler)),
           started_(std::chrono::steady_clock::now()) {}
 
@@ -150,10 +201,12 @@ public:
         timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
             if (!ec) self->kill_for(Outcome::timeout);
         });
+        if (cgroup_) poll_cpu();
         pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
                           [self = shared_from_this()](boost::system::error_code) { self->on_exit(); });
         read_output(stdout_, result_.stdout_data, result_.stdout_truncated, stdout_open_);
         read_output(stderr_, result_.stderr_data, result_.stderr_truncated, stderr_open_);
+        read_reports();
     }
 
 private:
@@ -181,6 +234,79 @@ private:
         return stream == &stdout_ ? stdout_buffer_ : stderr_buffer_;
     }
 
+    // Reports arrive while the program runs (the seccomp listener) and when it ends (its status).
+    void read_reports() {
+        report_.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
+            if (ec) return;
+            if (self->drain_reports()) self->read_reports();
+        });
+    }
+
+    // Returns false once the channel is closed.
+    bool drain_reports() {
+        for (;;) {
+            ChildReport report;
+            iovec payload{&report, sizeof report};
+            alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+            msghdr message{};
+            message.msg_iov = &payload;
+            message.msg_iovlen = 1;
+            message.msg_control = control;
+            message.msg_controllen = sizeof control;
+            const ssize_t n = ::recvmsg(report_.native_handle(), &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) return errno == EAGAIN;
+            if (n == 0) return false;
+            if (n != static_cast<ssize_t>(sizeof report)) continue;
+            if (report.kind == ChildReport::seccomp_listener) {
+                const cmsghdr* header = CMSG_FIRSTHDR(&message);
+                if (header && header->cmsg_type == SCM_RIGHTS) {
+                    int fd = -1;
+                    std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
+                    listener_.assign(fd);
+                    answer_denials();
+                }
+                continue;
+            }
+            last_report_ = report;
+        }
+    }
+
+    // Every call the filter denies waits for our answer: EPERM (deny mode) after recording it, or a kill.
+    void answer_denials() {
+        listener_.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
+            if (ec || !self->listener_.is_open()) return;
+            seccomp_notif request{};
+            if (::ioctl(self->listener_.native_handle(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) {
+                if (errno == EINTR || errno == ENOENT) return self->answer_denials();
+                return;  // EPOLLHUP: no process uses the filter any more
+            }
+            const auto name = syscall_name(request.data.arch, request.data.nr);
+            auto& denied = self->result_.denied_syscalls;
+            if (std::find(denied.begin(), denied.end(), name) == denied.end()) denied.push_back(name);
+            if (self->isolation_.seccomp == SeccompMode::kill) {
+                self->kill_for(Outcome::seccomp_violation);
+                return;
+            }
+            seccomp_notif_resp response{};
+            response.id = request.id;
+            response.error = -EPERM;
+            ::ioctl(self->listener_.native_handle(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+            self->answer_denials();
+        });
+    }
+
+    // cpu time of the whole tree (not only per process, as RLIMIT_CPU sees it).
+    void poll_cpu() {
+        cpu_timer_.expires_after(kCpuPollInterval);
+        cpu_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (ec || self->reaped_) return;
+            const auto cpu = self->cgroup_->usage().cpu_time;
+            if (cpu && *cpu > self->limits_.cpu_time) return self->kill_for(Outcome::cpu_limit);
+            self->poll_cpu();
+        });
+    }
+
     void kill_for(Outcome reason) {
         if (reaped_ || killed_for_) return;
         killed_for_ = reason;
@@ -204,12 +330,27 @@ private:
                            std::chrono::microseconds(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
         if (usage.ru_maxrss > 0) result_.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024u;
         timer_.cancel();
+        cpu_timer_.cancel();
         maybe_finish();
     }
 
     void maybe_finish() {
         if (!reaped_ || stdout_open_ || stderr_open_ || finished_) return;
         finished_ = true;
+        drain_reports();
+        report_.close();
+        listener_.close();
+        if (cgroup_) {
+            cgroup_usage_ = cgroup_->usage();
+            // The cgroup sees the whole tree, also processes killed before anyone reaped them.
+            if (cgroup_usage_.cpu_time) result_.cpu_time = *cgroup_usage_.cpu_time;
+            if (cgroup_usage_.peak_memory_bytes) result_.peak_memory_bytes = cgroup_usage_.peak_memory_bytes;
+            result_.cgroup_version = std::string(to_string(cgroup_->version()));
+            cgroup_.reset();  // removes it
+        } else {
+            result_.cgroup_version = "none";
+        }
+        result_.isolation_level = result_.cgroup_version == "none" ? "standard" : "full";
         classify();
         auto handler = std::move(handler_);
         auto result = std::move(result_);
@@ -218,83 +359,85 @@ private:
         });
     }
 
-    std::optional<ChildReport> read_report() {
-        ChildReport report;
-        std::optional<ChildReport> last;
-        while (::read(report_.get(), &report, sizeof report) == static_cast<ssize_t>(sizeof report)) last = report;
-        return last;
+    void set(Outcome outcome, std::string detail) {
+        result_.outcome = outcome;
+        result_.detail = std::move(detail);
+    }
+
+    std::string denied_list() const {
+        std::string list;
+        for (const auto& name : result_.denied_syscalls) list += (list.empty() ? "" : ", ") + name;
+        return list;
     }
 
     void classify() {
-        const auto report = read_report();
-        if (report && report->kind == ChildReport::setup_failed) {
-            result_.outcome = Outcome::sandbox_error;
-            result_.detail = describe_setup_failure(*report);
-            return;
-        }
-        if (killed_for_ == Outcome::timeout) {
-            result_.outcome = Outcome::timeout;
+        if (last_report_ && last_report_->kind == ChildReport::setup_failed)
+            return set(Outcome::sandbox_error, describe_setup_failure(*last_report_));
+        if (killed_for_) {
             result_.signal = SIGKILL;
-            result_.detail = "killed after the " + seconds_text(limits_.wall_time) + " wall-clock limit";
-            return;
+            switch (*killed_for_) {
+                case Outcome::timeout:
+                    return set(Outcome::timeout, "killed after the " + seconds_text(limits_.wall_time) + " wall-clock limit");
+                case Outcome::output_limit:
+                    return set(Outcome::output_limit, "killed after writing more than " + std::to_string(limits_.output_bytes) +
+                                                          " bytes to " + (result_.stdout_truncated ? "stdout" : "stderr"));
+                case Outcome::seccomp_violation:
+                    return set(Outcome::seccomp_violation, "killed at a denied system call: " + denied_list());
+                case Outcome::cpu_limit:
+                    return set(Outcome::cpu_limit, "used more than the " + seconds_text(limits_.cpu_time) +
+                                                       " cpu-time limit (all processes together)");
+                default: break;
+            }
         }
-        if (killed_for_ == Outcome::output_limit) {
-            result_.outcome = Outcome::output_limit;
-            result_.signal = SIGKILL;
-            result_.detail = "killed after writing more than " + std::to_string(limits_.output_bytes) +
-                             " bytes to " + (result_.stdout_truncated ? "stdout" : "stderr");
-            return;
-        }
-        if (!report || report->kind != ChildReport::program_ended) {
-            result_.outcome = Outcome::sandbox_error;
-            result_.detail = "the sandbox's init process ended without reporting the program's status";
-            return;
-        }
-        const int status = report->value;
+        if (!last_report_ || last_report_->kind != ChildReport::program_ended)
+            return set(Outcome::sandbox_error, "the sandbox's init process ended without reporting the program's status");
+        const int status = last_report_->value;
+        const std::string denials = result_.denied_syscalls.empty() ? "" : "; denied system calls: " + denied_list();
+        const bool memory_exhausted = cgroup_usage_.oom_kills > 0 ||
+                                      (language_ == Language::python && stderr_reports(result_.stderr_data, "MemoryError"));
         if (WIFEXITED(status)) {
             result_.exit_code = WEXITSTATUS(status);
-            if (result_.exit_code == 0) {
-                result_.outcome = Outcome::ok;
-            } else if (language_ == Language::python && stderr_reports(result_.stderr_data, "MemoryError")) {
-                result_.outcome = Outcome::memory_limit;
-                result_.detail = "ran out of memory (limit " + std::to_string(limits_.memory_bytes / kMiB) + " MiB)";
-            } else if (language_ == Language::python && stderr_reports(result_.stderr_data, "File too large")) {
-                result_.outcome = Outcome::file_limit;
-                result_.detail = "wrote a file larger than " + std::to_string(limits_.file_size_bytes) + " bytes";
-            } else {
-                result_.outcome = Outcome::exit_nonzero;
-                result_.detail = "exited with status " + std::to_string(result_.exit_code);
-            }
-            return;
-        }
-        result_.signal = WTERMSIG(status);
-        const bool over_cpu = result_.cpu_time >= limits_.cpu_time;
-        if (result_.signal == SIGXCPU || (result_.signal == SIGKILL && over_cpu)) {
-            result_.outcome = Outcome::cpu_limit;
-            result_.detail = "used more than the " + seconds_text(limits_.cpu_time) + " cpu-time limit";
-        } else if (result_.signal == SIGXFSZ) {
-            result_.outcome = Outcome::file_limit;
-            result_.detail = "wrote a file larger than " + std::to_string(limits_.file_size_bytes) + " bytes";
+            if (result_.exit_code == 0) return set(Outcome::ok, denials.empty() ? "" : denials.substr(2));
         } else {
-            result_.outcome = Outcome::signaled;
-            result_.detail = std::string("killed by signal ") + std::to_string(result_.signal) + " (" +
-                             sigabbrev_np(result_.signal) + ")";
+            result_.signal = WTERMSIG(status);
         }
+        // The program failed: name the limit that made it fail, when one did.
+        if (memory_exhausted)
+            return set(Outcome::memory_limit, "ran out of memory (limit " + std::to_string(limits_.memory_bytes / kMiB) + " MiB)" + denials);
+        if (cgroup_usage_.pids_limit_hits > 0)
+            return set(Outcome::pids_limit, "could not start more than " + std::to_string(limits_.max_processes) +
+                                                " processes" + denials);
+        if (result_.signal == SIGXCPU || (result_.signal == SIGKILL && result_.cpu_time >= limits_.cpu_time))
+            return set(Outcome::cpu_limit, "used more than the " + seconds_text(limits_.cpu_time) + " cpu-time limit" + denials);
+        if (result_.signal == SIGXFSZ || (language_ == Language::python && stderr_reports(result_.stderr_data, "File too large")))
+            return set(Outcome::file_limit, "wrote a file larger than " + std::to_string(limits_.file_size_bytes) + " bytes" + denials);
+        if (result_.signal == SIGSYS)
+            return set(Outcome::seccomp_violation, "killed by the seccomp filter" + denials);
+        if (WIFSIGNALED(status))
+            return set(Outcome::signaled, std::string("killed by signal ") + std::to_string(result_.signal) + " (SIG" +
+                                              sigabbrev_np(result_.signal) + ")" + denials);
+        set(Outcome::exit_nonzero, "exited with status " + std::to_string(result_.exit_code) + denials);
     }
 
     Limits limits_;
+    IsolationProfile isolation_;
     Language language_;
     pid_t pid_;
     asio::posix::stream_descriptor pidfd_;
     asio::posix::stream_descriptor stdout_;
     asio::posix::stream_descriptor stderr_;
-    UniqueFd report_;
+    asio::posix::stream_descriptor report_;
+    asio::posix::stream_descriptor listener_;
     asio::steady_timer timer_;
+    asio::steady_timer cpu_timer_;
+    std::optional<SandboxCgroup> cgroup_;
+    CgroupUsage cgroup_usage_;
     asio::any_completion_handler<void(ExecResult)> handler_;
     std::chrono::steady_clock::time_point started_;
     std::array<char, 65536> stdout_buffer_{};
     std::array<char, 65536> stderr_buffer_{};
     ExecResult result_;
+    std::optional<ChildReport> last_report_;
     std::optional<Outcome> killed_for_;
     bool stdout_open_ = true;
     bool stderr_open_ = true;
@@ -306,11 +449,12 @@ private:
 
 void supervise(asio::any_io_executor executor, SupervisionRequest request,
                asio::any_completion_handler<void(ExecResult)> handler) {
-    Spawned spawned;
+    std::optional<Spawned> spawned;
     try {
-        spawned = spawn(request);
+        spawned.emplace(spawn(request));
     } catch (const error& failure) {
-        if (failure.code() == errc::invalid_input) throw;
+        // Bad input and a host below the required isolation level are the caller's to handle.
+        if (failure.code() == errc::invalid_input || failure.code() == errc::unsupported) throw;
         ExecResult result;
         result.outcome = Outcome::sandbox_error;
         result.detail = failure.what();
@@ -319,8 +463,7 @@ void supervise(asio::any_io_executor executor, SupervisionRequest request,
         });
         return;
     }
-    ::fcntl(spawned.report_read.get(), F_SETFL, O_NONBLOCK);
-    std::make_shared<Supervision>(executor, request, std::move(spawned), std::move(handler))->start();
+    std::make_shared<Supervision>(executor, request, std::move(*spawned), std::move(handler))->start();
 }
 
 }  // namespace e2beval::local

@@ -15,6 +15,7 @@ struct SupervisionRequest {
     SpawnPlan plan;  // finalized
     IdMapping ids;
     Limits limits;
+    IsolationProfile isolation;
     Language language = Language::python;
     std::string stdin_data;
 };

@@ -1,0 +1,32 @@
+// Doctor: what this host allows the local sandbox to do, the isolation level that will be enforced,
+// and for every missing piece the command or setting that enables it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "e2beval/local/local_sandbox.hpp"
+#include "e2beval/types.hpp"
+
+namespace e2beval {
+
+struct HostCheck {
+    std::string mechanism;  // "user namespaces", "seccomp", "cgroups", ...
+    bool ok = false;
+    std::string status;     // what was found
+    std::string fix;        // how to enable it when !ok (empty when nothing can be done or nothing is needed)
+};
+
+struct DoctorReport {
+    std::vector<HostCheck> checks;
+    std::optional<IsolationLevel> enforced_level;  // nullopt: the sandbox cannot run here at all
+    std::string enforced_summary;                  // e.g. "full: namespaces, seccomp (reporting), cgroup v1"
+    std::vector<std::string> denied_syscalls;
+    std::vector<std::pair<std::string, std::string>> interpreters;  // (language, "path version; mounts: ...")
+};
+
+// Inspects the host and runs one probe program in a real sandbox.
+DoctorReport diagnose_host(const LocalSandboxOptions& options = {});
+
+}  // namespace e2beval

@@ -1,0 +1,328 @@
+// cgroup discovery (from /proc/self/cgroup and /proc/self/mountinfo), per-sandbox creation with limits,
+// usage read-back and removal. Only ever below the cgroup this process runs in.
+#include "local/cgroup.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include "e2beval/error.hpp"
+
+namespace e2beval::local {
+
+namespace {
+
+struct CgroupMount {
+    std::string mount_point;
+    std::string root;  // the hierarchy path mounted there (not always "/" in containers)
+    std::vector<std::string> controllers;
+    bool v2 = false;
+};
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream content;
+    content << in.rdbuf();
+    return content.str();
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return ok;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::string part;
+    std::istringstream stream(text);
+    while (std::getline(stream, part, separator)) parts.push_back(part);
+    return parts;
+}
+
+bool contains_word(const std::string& text, const std::string& word) {
+    std::istringstream stream(text);
+    for (std::string token; stream >> token;)
+        if (token == word) return true;
+    return false;
+}
+
+std::vector<CgroupMount> cgroup_mounts() {
+    std::vector<CgroupMount> mounts;
+    std::istringstream lines(read_text("/proc/self/mountinfo"));
+    for (std::string line; std::getline(lines, line);) {
+        const auto dash = line.find(" - ");
+        if (dash == std::string::npos) continue;
+        const auto before = split(line.substr(0, dash), ' ');
+        const auto after = split(line.substr(dash + 3), ' ');
+        if (before.size() < 5 || after.size() < 3) continue;
+        CgroupMount mount;
+        mount.root = before[3];
+        mount.mount_point = before[4];
+        if (after[0] == "cgroup2") {
+            mount.v2 = true;
+        } else if (after[0] == "cgroup") {
+            for (const auto& option : split(after[2], ','))
+                if (option == "memory" || option == "pids" || option == "cpuacct" || option == "cpu")
+                    mount.controllers.push_back(option);
+            if (mount.controllers.empty()) continue;
+        } else {
+            continue;
+        }
+        mounts.push_back(mount);
+    }
+    return mounts;
+}
+
+// This process's cgroup path per hierarchy: "" for v2, controller name for v1.
+std::map<std::string, std::string> own_cgroups() {
+    std::map<std::string, std::string> paths;
+    std::istringstream lines(read_text("/proc/self/cgroup"));
+    for (std::string line; std::getline(lines, line);) {
+        const auto first = line.find(':');
+        const auto second = line.find(':', first + 1);
+        if (first == std::string::npos || second == std::string::npos) continue;
+        const auto controllers = line.substr(first + 1, second - first - 1);
+        const auto path = line.substr(second + 1);
+        if (controllers.empty()) paths[""] = path;
+        for (const auto& controller : split(controllers, ',')) paths[controller] = path;
+    }
+    return paths;
+}
+
+std::optional<std::string> directory_of(const CgroupMount& mount, const std::string& own_path) {
+    if (own_path.rfind(mount.root, 0) != 0) return std::nullopt;  // our cgroup is outside this mount's view
+    auto relative = own_path.substr(mount.root == "/" ? 0 : mount.root.size());
+    auto directory = mount.mount_point + (relative == "/" ? "" : relative);
+    struct stat info {};
+    if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return std::nullopt;
+    return directory;
+}
+
+bool enable_v2_controllers(const std::string& directory, std::vector<std::string>& notes) {
+    const auto enabled = read_text(directory + "/cgroup.subtree_control");
+    if (contains_word(enabled, "memory") && contains_word(enabled, "pids")) return true;
+    if (write_text(directory + "/cgroup.subtree_control", "+memory +pids")) return true;
+    if (errno != EBUSY) {
+        notes.push_back("cannot enable memory and pids for child cgroups of " + directory + ": " + std::strerror(errno));
+        return false;
+    }
+    // "No internal processes": a cgroup with processes cannot give controllers to children. When we are
+    // its only process, move into a leaf below it (still below our own cgroup) and try again.
+    const auto procs = split(read_text(directory + "/cgroup.procs"), '\n');
+    std::size_t count = 0;
+    for (const auto& pid : procs) count += pid.empty() ? 0 : 1;
+    if (count != 1 || procs.front() != std::to_string(::getpid())) {
+        notes.push_back(directory + " holds other processes, so its children cannot get memory and pids limits");
+        return false;
+    }
+    const auto leaf = directory + "/e2beval-supervisor";
+    if ((::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) || !write_text(leaf + "/cgroup.procs", "0") ||
+        !write_text(directory + "/cgroup.subtree_control", "+memory +pids")) {
+        notes.push_back("cannot move e2beval into a leaf of " + directory + ": " + std::strerror(errno));
+        return false;
+    }
+    notes.push_back("moved e2beval into " + leaf + " so that " + directory + " can delegate memory and pids");
+    return true;
+}
+
+CgroupSupport detect() {
+    CgroupSupport support;
+    const auto mounts = cgroup_mounts();
+    const auto own = own_cgroups();
+    // v2 first: what current distributions use, and the only version with reliable peak memory and kill.
+    for (const auto& mount : mounts) {
+        if (!mount.v2 || !own.count("")) continue;
+        const auto directory = directory_of(mount, own.at(""));
+        if (!directory) continue;
+        const auto available = read_text(*directory + "/cgroup.controllers");
+        if (!contains_word(available, "memory") || !contains_word(available, "pids")) {
+            support.notes.push_back("cgroup v2 at " + *directory + " offers no memory/pids controllers (" +
+                                    (available.empty() ? std::string("none") : available.substr(0, available.find('\n'))) + ")");
+            continue;
+        }
+        if (::access(directory->c_str(), W_OK) != 0) {
+            support.notes.push_back("cgroup v2 at " + *directory + " is not writable by this user (not delegated)");
+            continue;
+        }
+        if (!enable_v2_controllers(*directory, support.notes)) continue;
+        support.version = CgroupSupport::Version::v2;
+        support.v2_parent = *directory;
+        return support;
+    }
+    // v1 controllers, each in its own hierarchy.
+    for (const std::string controller : {"memory", "pids", "cpuacct"}) {
+        for (const auto& mount : mounts) {
+            if (mount.v2 || std::find(mount.controllers.begin(), mount.controllers.end(), controller) == mount.controllers.end())
+                continue;
+            if (!own.count(controller)) continue;
+            const auto directory = directory_of(mount, own.at(controller));
+            if (!directory) continue;
+            if (::access(directory->c_str(), W_OK) != 0) {
+                support.notes.push_back("cgroup v1 " + controller + " at " + *directory + " is not writable");
+                continue;
+            }
+            support.v1_parents[controller] = *directory;
+        }
+    }
+    if (support.v1_parents.count("memory") && support.v1_parents.count("pids")) {
+        support.version = CgroupSupport::Version::v1;
+        return support;
+    }
+    support.v1_parents.clear();
+    support.notes.push_back("no writable cgroup with memory and pids controllers below this process's cgroup");
+    support.fix = ::geteuid() == 0
+                      ? "mount the cgroup controllers (memory, pids) or run e2beval in a cgroup that has them"
+                      : "run e2beval in a delegated cgroup: systemd-run --user --scope -p Delegate=yes -- e2beval ...";
+    return support;
+}
+
+std::uint64_t read_number(const std::string& path, bool& found) {
+    const auto text = read_text(path);
+    found = !text.empty();
+    return found ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+}
+
+// "key value" lines (memory.events, pids.events, memory.oom_control, cpu.stat).
+std::uint64_t read_key(const std::string& path, const std::string& key) {
+    std::istringstream lines(read_text(path));
+    for (std::string name; lines >> name;) {
+        std::uint64_t value = 0;
+        lines >> value;
+        if (name == key) return value;
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::string_view to_string(CgroupSupport::Version version) noexcept {
+    switch (version) {
+        case CgroupSupport::Version::v1: return "v1";
+        case CgroupSupport::Version::v2: return "v2";
+        case CgroupSupport::Version::none: return "none";
+    }
+    return "none";
+}
+
+const CgroupSupport& cgroup_support() {
+    static const CgroupSupport support = detect();
+    return support;
+}
+
+std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
+    const auto& support = cgroup_support();
+    if (support.version == CgroupSupport::Version::none) return std::nullopt;
+    static std::atomic<unsigned> counter{0};
+    const auto name = "e2beval-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    SandboxCgroup cgroup;
+    cgroup.version_ = support.version;
+    const auto memory = std::to_string(limits.memory_bytes);
+    const auto pids = std::to_string(limits.max_processes + 1);  // + the sandbox's init
+    const auto make = [&](const std::string& parent) {
+        const auto directory = parent + "/" + name;
+        if (::mkdir(directory.c_str(), 0755) != 0)
+            throw sandbox_error(describe_syscall_failure("mkdir(" + directory + ")", errno));
+        cgroup.directories_.push_back(directory);
+        return directory;
+    };
+    const auto set = [](const std::string& file, const std::string& value) {
+        if (!write_text(file, value)) throw sandbox_error(describe_syscall_failure("write(" + file + ", " + value + ")", errno));
+    };
+    if (support.version == CgroupSupport::Version::v2) {
+        const auto directory = make(support.v2_parent);
+        set(directory + "/memory.max", memory);
+        write_text(directory + "/memory.swap.max", "0");  // absent without swap accounting: fine
+        set(directory + "/pids.max", pids);
+        cgroup.directory_fd_ = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (cgroup.directory_fd_ < 0) throw sandbox_error(describe_syscall_failure("open(" + directory + ", O_PATH)", errno));
+        return cgroup;
+    }
+    for (const auto& [controller, parent] : support.v1_parents) {
+        const auto directory = make(parent);
+        if (controller == "memory") {
+            set(directory + "/memory.limit_in_bytes", memory);
+            write_text(directory + "/memory.memsw.limit_in_bytes", memory);  // no swap, where swap is accounted
+            write_text(directory + "/memory.swappiness", "0");
+        } else if (controller == "pids") {
+            set(directory + "/pids.max", pids);
+        }
+    }
+    return cgroup;
+}
+
+SandboxCgroup::SandboxCgroup(SandboxCgroup&& other) noexcept
+    : version_(other.version_), directories_(std::move(other.directories_)), directory_fd_(std::exchange(other.directory_fd_, -1)) {
+    other.directories_.clear();
+}
+
+SandboxCgroup::~SandboxCgroup() { remove(); }
+
+void SandboxCgroup::add_process(pid_t pid) const {
+    if (version_ != CgroupSupport::Version::v1) return;
+    for (const auto& directory : directories_)
+        if (!write_text(directory + "/cgroup.procs", std::to_string(pid)))
+            throw sandbox_error(describe_syscall_failure("write(" + directory + "/cgroup.procs)", errno));
+}
+
+CgroupUsage SandboxCgroup::usage() const {
+    CgroupUsage usage;
+    bool found = false;
+    for (const auto& directory : directories_) {
+        if (version_ == CgroupSupport::Version::v2) {
+            const auto peak = read_number(directory + "/memory.peak", found);
+            if (found) usage.peak_memory_bytes = peak;
+            usage.cpu_time = std::chrono::microseconds(read_key(directory + "/cpu.stat", "usage_usec"));
+            usage.oom_kills = read_key(directory + "/memory.events", "oom_kill");
+            usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
+            continue;
+        }
+        if (::access((directory + "/memory.max_usage_in_bytes").c_str(), R_OK) == 0) {
+            usage.peak_memory_bytes = read_number(directory + "/memory.max_usage_in_bytes", found);
+            usage.oom_kills = read_key(directory + "/memory.oom_control", "oom_kill");
+            if (usage.oom_kills == 0 && read_number(directory + "/memory.failcnt", found) > 0 &&
+                read_key(directory + "/memory.oom_control", "under_oom") > 0)
+                usage.oom_kills = 1;
+        } else if (::access((directory + "/pids.events").c_str(), R_OK) == 0) {
+            usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
+        } else if (::access((directory + "/cpuacct.usage").c_str(), R_OK) == 0) {
+            const auto nanoseconds = read_number(directory + "/cpuacct.usage", found);
+            if (found) usage.cpu_time = std::chrono::nanoseconds(nanoseconds);
+        }
+    }
+    return usage;
+}
+
+void SandboxCgroup::remove() noexcept {
+    if (directory_fd_ >= 0) ::close(std::exchange(directory_fd_, -1));
+    for (const auto& directory : directories_) {
+        // The pid namespace is gone by now, so this is normally empty; anything left is killed first.
+        if (!write_text(directory + "/cgroup.kill", "1")) {
+            std::istringstream pids(read_text(directory + "/cgroup.procs"));
+            for (pid_t pid; pids >> pid;) ::kill(pid, SIGKILL);
+        }
+        // Dying tasks leave the cgroup asynchronously: retry briefly.
+        for (int attempt = 0; attempt < 200; ++attempt) {
+            if (::rmdir(directory.c_str()) == 0 || errno == ENOENT) break;
+            if (errno != EBUSY) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+    directories_.clear();
+}
+
+}  // namespace e2beval::local

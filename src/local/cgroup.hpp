@@ -1,0 +1,68 @@
+// cgroups: one cgroup per sandbox, created below the cgroup e2beval already runs in, for memory (no swap),
+// pids and cpu limits and accounting. cgroup v2 where it is delegated to us, else the v1 controllers,
+// else none (rlimits remain). Removed when the sandbox ends.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "e2beval/types.hpp"
+
+namespace e2beval::local {
+
+// What this host offers, found once per process.
+struct CgroupSupport {
+    enum class Version { none, v1, v2 };
+    Version version = Version::none;
+    std::string v2_parent;                        // v2: the directory sandbox cgroups are created in
+    std::map<std::string, std::string> v1_parents;  // v1: controller -> directory ("memory", "pids", "cpuacct")
+    std::vector<std::string> notes;               // what was found and why something is unusable
+    std::string fix;                              // how to get cgroup limits where they are missing
+};
+
+std::string_view to_string(CgroupSupport::Version version) noexcept;
+
+const CgroupSupport& cgroup_support();
+
+struct CgroupUsage {
+    std::optional<std::uint64_t> peak_memory_bytes;
+    std::optional<std::chrono::nanoseconds> cpu_time;
+    std::uint64_t oom_kills = 0;
+    std::uint64_t pids_limit_hits = 0;
+};
+
+// One sandbox's cgroup. RAII: the destructor kills what is left in it and removes it.
+class SandboxCgroup {
+public:
+    // Nullopt when the host has no usable cgroups; throws sandbox_error when creating one fails.
+    static std::optional<SandboxCgroup> create(const Limits& limits);
+
+    SandboxCgroup(SandboxCgroup&& other) noexcept;
+    SandboxCgroup& operator=(SandboxCgroup&&) = delete;
+    SandboxCgroup(const SandboxCgroup&) = delete;
+    ~SandboxCgroup();
+
+    // v2: an O_PATH fd of the cgroup for clone3(CLONE_INTO_CGROUP); -1 for v1.
+    int directory_fd() const noexcept { return directory_fd_; }
+    // v1: moves `pid` into every controller's cgroup (before it runs anything). No-op for v2.
+    void add_process(pid_t pid) const;
+
+    CgroupUsage usage() const;
+    CgroupSupport::Version version() const noexcept { return version_; }
+
+private:
+    SandboxCgroup() = default;
+    void remove() noexcept;
+
+    CgroupSupport::Version version_ = CgroupSupport::Version::none;
+    std::vector<std::string> directories_;  // v2: one; v1: one per controller
+    int directory_fd_ = -1;
+};
+
+}  // namespace e2beval::local

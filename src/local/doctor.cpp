@@ -1,0 +1,154 @@
+// e2beval doctor: reads the kernel's switches for user namespaces, seccomp and cgroups, then runs a
+// probe in a real sandbox, because only running one proves the whole composition works here.
+#include "e2beval/local/doctor.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <seccomp.h>
+#include <sstream>
+
+#include "e2beval/error.hpp"
+#include "local/cgroup.hpp"
+#include "local/seccomp.hpp"
+
+namespace e2beval {
+
+namespace {
+
+std::optional<std::string> read_first_line(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    if (!in || !std::getline(in, line)) return std::nullopt;
+    return line;
+}
+
+HostCheck kernel_check() {
+    utsname name{};
+    ::uname(&name);
+    int major = 0, minor = 0;
+    std::sscanf(name.release, "%d.%d", &major, &minor);
+    const bool ok = major > 5 || (major == 5 && minor >= 12);  // clone3 + pidfd + mount_setattr
+    return {"kernel", ok, std::string(name.sysname) + " " + name.release + " (" + name.machine + ")",
+            ok ? "" : "e2beval needs Linux 5.12 or newer (clone3, pidfd, open_tree, mount_setattr)"};
+}
+
+HostCheck user_namespace_check() {
+    HostCheck check{"user namespaces", true, "", ""};
+    const auto maximum = read_first_line("/proc/sys/user/max_user_namespaces");
+    check.status = "max_user_namespaces=" + maximum.value_or("?");
+    if (maximum && std::atol(maximum->c_str()) == 0) {
+        check.ok = false;
+        check.fix = "sudo sysctl -w user.max_user_namespaces=15000";
+    }
+    const bool root = ::geteuid() == 0;
+    if (const auto debian = read_first_line("/proc/sys/kernel/unprivileged_userns_clone")) {
+        check.status += ", unprivileged_userns_clone=" + *debian;
+        if (*debian == "0" && !root) {
+            check.ok = false;
+            check.fix = "sudo sysctl -w kernel.unprivileged_userns_clone=1";
+        }
+    }
+    if (const auto apparmor = read_first_line("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")) {
+        check.status += ", apparmor_restrict_unprivileged_userns=" + *apparmor;
+        if (*apparmor == "1" && !root) {
+            check.ok = false;
+            check.fix = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or give the e2beval binary "
+                        "an AppArmor profile with `userns,`)";
+        }
+    }
+    check.status += root ? "; running as root" : "; running as uid " + std::to_string(::geteuid());
+    return check;
+}
+
+HostCheck seccomp_check() {
+    HostCheck check{"seccomp", false, "", ""};
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    bool present = false;
+    while (std::getline(status, line))
+        if (line.rfind("Seccomp:", 0) == 0) present = true;
+    if (!present) {
+        check.status = "not built into this kernel";
+        check.fix = "use a kernel with CONFIG_SECCOMP_FILTER=y";
+        return check;
+    }
+    const unsigned api = seccomp_api_get();
+    check.ok = true;
+    check.status = "filters available (libseccomp API level " + std::to_string(api) + "); denied calls are " +
+                   (api >= 5 ? "reported (user notification)" : "refused with EPERM but not reported");
+    if (api < 5) check.fix = "Linux 5.0+ and libseccomp 2.5+ report each denied call";
+    return check;
+}
+
+HostCheck cgroup_check() {
+    const auto& support = local::cgroup_support();
+    HostCheck check{"cgroups", support.version != local::CgroupSupport::Version::none, "", support.fix};
+    if (support.version == local::CgroupSupport::Version::v2) {
+        check.status = "v2, sandboxes get their own cgroup below " + support.v2_parent + " (memory, pids, cpu)";
+    } else if (support.version == local::CgroupSupport::Version::v1) {
+        check.status = "v1 controllers:";
+        for (const auto& [controller, directory] : support.v1_parents) check.status += " " + controller + " (" + directory + ")";
+    } else {
+        check.status = "none usable; limits fall back to rlimits";
+    }
+    for (const auto& note : support.notes) check.status += "; " + note;
+    return check;
+}
+
+}  // namespace
+
+DoctorReport diagnose_host(const LocalSandboxOptions& options) {
+    DoctorReport report;
+    report.checks = {kernel_check(), user_namespace_check(), seccomp_check(), cgroup_check()};
+    report.denied_syscalls = local::denied_syscall_names();
+
+    HostCheck probe{"sandbox probe", false, "", ""};
+    try {
+        LocalSandbox sandbox(options);
+        const auto& python = sandbox.python();
+        std::string mounts;
+        for (const auto& path : python.read_only_paths) mounts += (mounts.empty() ? "" : ", ") + path;
+        report.interpreters.emplace_back("python", python.executable + " " + python.version + "; mounts: /usr, /lib* and " +
+                                                       (mounts.empty() ? std::string("nothing else") : mounts));
+        ExecRequest request;
+        request.code = "import os\nprint(os.getuid(), open('/proc/self/status').read().count('Seccomp:\\t2'))\n";
+        const auto result = sandbox.execute(request);
+        probe.ok = result.outcome == Outcome::ok && result.stdout_data == "1000 1\n";
+        probe.status = "ran Python in a sandbox: " + std::string(to_string(result.outcome)) +
+                       (result.detail.empty() ? "" : " (" + result.detail + ")") + ", " +
+                       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(result.wall_time).count()) + " ms";
+        if (!probe.ok) probe.fix = "see the failing mechanism above; stderr: " + result.stderr_data.substr(0, 300);
+    } catch (const error& failure) {
+        probe.status = failure.what();
+        probe.fix = "fix the failing mechanism above";
+    }
+    const char* path = std::getenv("PATH");
+    std::string node = "not found on PATH";
+    for (std::istringstream dirs(path ? path : ""); std::getline(dirs, node, ':');) {
+        if (::access((node + "/node").c_str(), X_OK) == 0) {
+            node += "/node (JavaScript runs are not supported by the local sandbox yet)";
+            break;
+        }
+        node = "not found on PATH";
+    }
+    report.interpreters.emplace_back("javascript", node);
+    report.checks.push_back(probe);
+
+    const auto& support = local::cgroup_support();
+    if (probe.ok) {
+        const bool full = support.version != local::CgroupSupport::Version::none;
+        report.enforced_level = full ? IsolationLevel::full : IsolationLevel::standard;
+        report.enforced_summary = std::string(full ? "full" : "standard") +
+                                  ": user, pid, mount, net, ipc, uts and cgroup namespaces; minimal read-only root; "
+                                  "seccomp; rlimits" +
+                                  (full ? "; cgroup " + std::string(local::to_string(support.version)) + " memory, pids and cpu" : "");
+    } else {
+        report.enforced_summary = "none: the sandbox cannot run on this host, so e2beval refuses to execute code";
+    }
+    return report;
+}
+
+}  // namespace e2beval
