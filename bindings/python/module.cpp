@@ -9,6 +9,7 @@
 #include "e2beval/error.hpp"
 #include "e2beval/extract.hpp"
 #include "e2beval/json.hpp"
+#include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "e2beval/metrics.hpp"
 #include "e2beval/report.hpp"
@@ -72,25 +73,28 @@ std::string scan_json(const std::string& code, const std::string& language, cons
 
 std::string execute_json(const std::string& code, const std::string& language, const std::string& stdin_data,
                          const std::map<std::string, std::string>& env, const std::string& limits_json,
-                         const std::string& python_json, const std::string& python_executable) {
+                         const std::string& isolation_json, const std::string& python_json,
+                         const std::string& python_executable) {
     ExecRequest request;
     request.code = code;
     request.language = parse_language(language);
     request.stdin_data = stdin_data;
     request.env = env;
     request.limits = limits_from_json(parse_object(limits_json, "limits"));
+    request.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     LocalSandbox sandbox(sandbox_options(python_json, python_executable));
     return json::serialize(to_json(sandbox.execute(request)));
 }
 
 std::string evaluate_json(const std::string& output, const std::string& vars_json, const std::string& policy, bool scan,
-                          const std::string& limits_json, const std::string& python_json,
-                          const std::string& python_executable) {
+                          const std::string& limits_json, const std::string& isolation_json,
+                          const std::string& python_json, const std::string& python_executable) {
     const auto spec = TestSpec::from_vars_json(vars_json);
     RunnerOptions options;
     options.policy = parse_policy(policy);
     options.scan = scan;
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
+    options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     LocalSandbox sandbox(sandbox_options(python_json, python_executable));
     return json::serialize(to_json(Runner(sandbox, options).evaluate(output, spec)));
 }
@@ -105,6 +109,20 @@ std::size_t write_report(const std::string& results_dir, const std::string& outp
 }
 
 }  // namespace
+
+std::string doctor_json(const std::string& python_json, const std::string& python_executable) {
+    const auto report = diagnose_host(sandbox_options(python_json, python_executable));
+    json::array checks;
+    for (const auto& check : report.checks)
+        checks.push_back(json::object{{"mechanism", check.mechanism}, {"ok", check.ok}, {"status", check.status}, {"fix", check.fix}});
+    json::object interpreters;
+    for (const auto& [language, description] : report.interpreters) interpreters[language] = description;
+    return json::serialize(json::object{
+        {"checks", std::move(checks)},
+        {"enforced_level", report.enforced_level ? json::value(to_string(*report.enforced_level)) : json::value(nullptr)},
+        {"enforced", report.enforced_summary},
+        {"interpreters", std::move(interpreters)}});
+}
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "e2beval's compiled core; use the public `e2beval` package instead.";
@@ -134,9 +152,10 @@ PYBIND11_MODULE(_core, m) {
     m.def("extract", &extract_json, py::arg("output"), py::arg("function_name"), py::arg("language"), release);
     m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
-          py::arg("limits_json"), py::arg("python_json"), py::arg("python_executable"), release);
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
-          py::arg("limits_json"), py::arg("python_json"), py::arg("python_executable"), release);
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
+    m.def("doctor", &doctor_json, py::arg("python_json"), py::arg("python_executable"), release);
     m.def("write_metrics", &write_metrics_json, py::arg("record_json"), py::arg("directory"), release);
     m.def("write_report", &write_report, py::arg("results_dir"), py::arg("output"), release);
 }

@@ -29,6 +29,7 @@ __all__ = [
     "evaluate",
     "write_metrics",
     "gen_report",
+    "doctor",
     "__version__",
 ]
 
@@ -85,6 +86,17 @@ def _limits_json(limits: Optional[Mapping[str, Any]], timeout: Optional[float]) 
     return _json.dumps(merged)
 
 
+_ISOLATION_KEYS = ("network", "seccomp", "minimum_level")
+
+
+def _isolation_json(isolation: Optional[Mapping[str, Any]]) -> str:
+    merged = dict(isolation or {})
+    unknown = sorted(set(merged) - set(_ISOLATION_KEYS))
+    if unknown:
+        raise InputError(f"unknown isolation setting(s) {', '.join(unknown)}; valid settings are: {', '.join(_ISOLATION_KEYS)}")
+    return _json.dumps(merged)
+
+
 def _text(value: Any, what: str) -> str:
     if isinstance(value, bytes):
         try:
@@ -121,11 +133,14 @@ def execute(
     env: Optional[Mapping[str, str]] = None,
     limits: Optional[Mapping[str, Any]] = None,
     timeout: Optional[float] = None,
+    isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
 ) -> dict:
     """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ...}``.
 
     Nothing from this process's environment reaches the code; pass ``env`` for what it should see.
+    ``isolation`` takes ``network`` (False; True is an explicit opt-in), ``seccomp`` ("deny" or "kill")
+    and ``minimum_level`` ("standard" or "full": refuse to run without cgroup limits).
     """
     return _json.loads(
         _core.execute(
@@ -134,6 +149,7 @@ def execute(
             _text(stdin, "stdin"),
             dict(env or {}),
             _limits_json(limits, timeout),
+            _isolation_json(isolation),
             _interpreter_json(python),
             python or "",
         )
@@ -148,6 +164,7 @@ def evaluate(
     scan: bool = True,
     limits: Optional[Mapping[str, Any]] = None,
     timeout: Optional[float] = None,
+    isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
 ) -> dict:
     """Evaluate a model's answer against a test given as promptfoo vars.
@@ -168,10 +185,16 @@ def evaluate(
             policy,
             bool(scan),
             _limits_json(limits, timeout),
+            _isolation_json(isolation),
             _interpreter_json(python),
             python or "",
         )
     )
+
+
+def doctor(python: Optional[str] = None) -> dict:
+    """What this host allows the sandbox: ``{checks: [{mechanism, ok, status, fix}], enforced_level, ...}``."""
+    return _json.loads(_core.doctor(_interpreter_json(python), python or ""))
 
 
 from e2beval.metrics import write_metrics  # noqa: E402  (re-exported)

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import e2beval
 
 # The assertion's `config:` keys; anything else is an error that lists these.
-CONFIG_KEYS = ("backend", "limits", "timeout", "policy", "scan", "python", "metrics", "results_dir")
+CONFIG_KEYS = ("backend", "limits", "timeout", "isolation", "policy", "scan", "python", "metrics", "results_dir")
 
 
 def get_assert(output: Any, context: Mapping[str, Any]) -> dict:
@@ -39,6 +39,7 @@ def get_assert(output: Any, context: Mapping[str, Any]) -> dict:
             scan=config.get("scan", True),
             limits=config.get("limits"),
             timeout=config.get("timeout"),
+            isolation=config.get("isolation"),
             python=config.get("python"),
         )
     except e2beval.InputError as error:

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "local/capabilities.hpp"
 #include "local/mountns.hpp"
@@ -75,6 +77,16 @@ void wait_for_id_maps() noexcept {
     }
     if (n != 1) ::_exit(126);  // the parent gave up (or died): nothing to report to
     ::close(kGoFd);
+}
+
+// This process is a copy of the host process: blank its command line and environment strings so that
+// /proc/1/cmdline (world-readable) and /proc/1/environ show nothing of the host.
+void wipe_host_strings(const SpawnPlan& plan) noexcept {
+    for (auto [begin, end] : {std::pair{plan.host_args_begin, plan.host_args_end}, std::pair{plan.host_env_begin, plan.host_env_end}}) {
+        if (begin == 0 || end <= begin) continue;
+        auto* byte = reinterpret_cast<volatile char*>(begin);
+        for (std::uintptr_t i = 0; i < end - begin; ++i) byte[i] = '\0';
+    }
 }
 
 // Becomes the unprivileged id inside. Capabilities in the new user namespace survive this because id 0
@@ -166,6 +178,7 @@ void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     // as the same id, must not be able to read it through /proc/1/{environ,mem}. (Not earlier: an
     // unprivileged parent could not write our id maps into a non-dumpable process's /proc.)
     if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail("prctl(PR_SET_DUMPABLE, 0)");
+    wipe_host_strings(plan);
     // 3. mount namespace, first phase: clone the host paths the interpreter needs while we still have
     //    the host identity that may traverse them; then become the unprivileged sandbox user.
     int host_trees[kMaxHostTrees];

@@ -6,7 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <boost/asio/io_context.hpp>
+#include <fstream>
+#include <iterator>
 #include <cerrno>
 #include <cstdlib>
 #include <map>
@@ -97,6 +100,23 @@ std::vector<std::string> base_environment() {
             "USER=user", "HOSTNAME=sandbox"};
 }
 
+// arg_start, arg_end, env_start, env_end of this process (fields 48-51 of /proc/self/stat).
+std::array<std::uintptr_t, 4> host_string_areas() {
+    static const std::array<std::uintptr_t, 4> areas = [] {
+        std::array<std::uintptr_t, 4> found{};
+        std::ifstream in("/proc/self/stat");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const auto after_name = text.rfind(')');
+        if (after_name == std::string::npos) return found;
+        std::istringstream fields(text.substr(after_name + 2));  // field 3 onwards
+        std::string field;
+        for (int number = 3; fields >> field; ++number)
+            if (number >= 48 && number <= 51) found[static_cast<std::size_t>(number - 48)] = std::stoull(field);
+        return found;
+    }();
+    return areas;
+}
+
 void validate_request(const ExecRequest& request) {
     if (request.language != Language::python)
         throw input_error("the local sandbox runs Python only so far; got language " +
@@ -171,6 +191,11 @@ void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest requ
     plan.inside_gid = ids.inside_gid;
     plan.clear_supplementary_groups = ids.allow_setgroups;
     plan.working_directory = kWorkspace;
+    const auto areas = host_string_areas();
+    plan.host_args_begin = areas[0];
+    plan.host_args_end = areas[1];
+    plan.host_env_begin = areas[2];
+    plan.host_env_end = areas[3];
     plan.program_path = std::string(kWorkspace) + "/main.py";
     plan.program_source = std::move(request.code);
     plan.executable = python_.executable;

@@ -5,7 +5,7 @@
 
 namespace e2beval::local {
 
-std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool memory_cgroup) {
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup) {
     using std::chrono::duration_cast;
     using std::chrono::seconds;
     // RLIMIT_CPU counts whole seconds: round up, and leave one more second before SIGKILL so the
@@ -14,13 +14,15 @@ std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool memory_cgroup
     const rlim_t cpu_seconds = cpu_ms == 0 ? 1 : (cpu_ms + 999) / 1000;
     // Address space counts reservations that never become memory (thread stacks, allocator arenas):
     // when a cgroup limits real memory, allow 4x for them; otherwise it is the only memory limit.
-    const rlim_t address_space = memory_cgroup ? 4 * limits.memory_bytes : limits.memory_bytes;
+    const rlim_t address_space = cgroup ? 4 * limits.memory_bytes : limits.memory_bytes;
+    const rlim_t processes = (cgroup ? 2 * rlim_t{limits.max_processes} : rlim_t{limits.max_processes}) + 1;
     return {
         {RLIMIT_CPU, cpu_seconds, cpu_seconds + 1, "RLIMIT_CPU"},
         {RLIMIT_AS, address_space, address_space, "RLIMIT_AS"},
         {RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes, "RLIMIT_FSIZE"},
-        // +1: the sandbox's init process runs as the same id and counts too.
-        {RLIMIT_NPROC, limits.max_processes + rlim_t{1}, limits.max_processes + rlim_t{1}, "RLIMIT_NPROC"},
+        // +1: the sandbox's init process runs as the same id and counts too. With a pids cgroup the
+        // cgroup enforces (and counts the hits); the rlimit is only a backstop then.
+        {RLIMIT_NPROC, processes, processes, "RLIMIT_NPROC"},
         {RLIMIT_NOFILE, limits.open_files, limits.open_files, "RLIMIT_NOFILE"},
         {RLIMIT_CORE, 0, 0, "RLIMIT_CORE"},
         {RLIMIT_MEMLOCK, 0, 0, "RLIMIT_MEMLOCK"},

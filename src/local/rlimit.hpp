@@ -10,8 +10,8 @@
 namespace e2beval::local {
 
 // Parent side: the settings for `limits` (the child's own process counts toward RLIMIT_NPROC). With a
-// memory cgroup the real limit is the cgroup's, and the address-space limit only stops runaway mappings.
-std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool memory_cgroup);
+// cgroup the real memory and pids limits are the cgroup's, and the rlimits are only backstops.
+std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup);
 
 // Child side: setrlimit for each setting. Must not allocate.
 StepError apply_rlimits(const std::vector<RlimitSetting>& settings) noexcept;

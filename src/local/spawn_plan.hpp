@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct SpawnPlan {
     uid_t inside_uid = 1000;
     gid_t inside_gid = 1000;
     bool clear_supplementary_groups = false;  // possible only when the parent may write "allow" to setgroups
+    // Where this (host) process keeps its command line and environment strings: the sandbox's init is
+    // a copy of it, and wipes them so /proc/1/cmdline and /proc/1/environ show nothing of the host.
+    std::uintptr_t host_args_begin = 0, host_args_end = 0, host_env_begin = 0, host_env_end = 0;
     std::string hostname = "sandbox";
     std::string working_directory = "/tmp";
 

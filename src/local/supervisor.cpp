@@ -404,7 +404,8 @@ private:
         // The program failed: name the limit that made it fail, when one did.
         if (memory_exhausted)
             return set(Outcome::memory_limit, "ran out of memory (limit " + std::to_string(limits_.memory_bytes / kMiB) + " MiB)" + denials);
-        if (cgroup_usage_.pids_limit_hits > 0)
+        if (cgroup_usage_.pids_limit_hits > 0 ||
+            (language_ == Language::python && stderr_reports(result_.stderr_data, "BlockingIOError: [Errno 11]")))
             return set(Outcome::pids_limit, "could not start more than " + std::to_string(limits_.max_processes) +
                                                 " processes" + denials);
         if (result_.signal == SIGXCPU || (result_.signal == SIGKILL && result_.cpu_time >= limits_.cpu_time))

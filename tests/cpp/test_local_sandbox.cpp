@@ -103,7 +103,9 @@ TEST_CASE("cpu time beyond the limit ends as cpu_limit") {
     limits.wall_time = 20s;
     const auto result = run("while True:\n    pass\n", limits);
     CHECK(result.outcome == Outcome::cpu_limit);
-    CHECK(result.cpu_time >= 1s);
+    // Accounting is tick-granular: the cgroup may have charged a few ms less than the limit when the
+    // kernel's per-process cpu timer fired.
+    CHECK(result.cpu_time >= 900ms);
 }
 
 TEST_CASE("children and daemons that outlive the program are killed with it") {

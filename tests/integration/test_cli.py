@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,83 @@ def test_eval_and_report_bad_files(tmp_path):
     assert result.returncode == 2 and b"not valid JSON" in result.stderr
     no_metrics = run("report", "--results-dir", str(tmp_path / "nothing"))
     assert no_metrics.returncode == 2 and b"run an evaluation first" in no_metrics.stderr
+
+
+def as_ordinary_user(*args):
+    """Runs the CLI as an unprivileged user: nobody when we are root, else ourselves."""
+    command = [CLI, *args]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if not setpriv:
+            pytest.fail("setpriv (util-linux) is needed to test e2beval as an ordinary user")
+        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "env", "-i", "PATH=/usr/bin:/bin", *command]
+    return subprocess.run(command, capture_output=True, timeout=120)
+
+
+@pytest.fixture
+def world_readable_program():
+    directory = tempfile.mkdtemp(prefix="e2beval-cli-")
+    os.chmod(directory, 0o755)
+    path = os.path.join(directory, "p.py")
+    with open(path, "w") as program:
+        program.write("import os\nprint(os.getuid(), open('/proc/self/status').read().count('Seccomp:\\t2'))\n")
+    os.chmod(path, 0o644)
+    yield path
+    shutil.rmtree(directory)
+
+
+# The system Python (Debian's python3 package, installed by scripts/setup.sh): the project's own
+# interpreter may live under /root, which an ordinary user cannot read.
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def test_doctor_prints_every_mechanism_and_the_level():
+    result = run("doctor")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode()
+    for mechanism in ["kernel", "user namespaces", "seccomp", "cgroups", "sandbox probe"]:
+        assert mechanism in out
+    assert "isolation level enforced: " in out
+    report = json.loads(run("doctor", "--json").stdout)
+    assert report["enforced_level"] in ("full", "standard")
+    assert all(check["ok"] or check["fix"] for check in report["checks"])
+
+
+def test_sandbox_works_as_an_ordinary_user(world_readable_program):
+    doctor = as_ordinary_user("doctor", "--python", SYSTEM_PYTHON)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert b"ok       sandbox probe" in doctor.stdout
+    result = as_ordinary_user("run", "--python", SYSTEM_PYTHON, world_readable_program)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == b"1000 1\n"
+
+
+def test_a_minimum_level_the_host_cannot_give_is_refused(world_readable_program):
+    report = json.loads(as_ordinary_user("doctor", "--json", "--python", SYSTEM_PYTHON).stdout)
+    cgroups = next(check for check in report["checks"] if check["mechanism"] == "cgroups")
+    result = as_ordinary_user("run", "--min-isolation", "full", "--python", SYSTEM_PYTHON, world_readable_program)
+    if cgroups["ok"]:
+        assert result.returncode == 0
+    else:
+        assert result.returncode == 125
+        assert b"isolation level 'full' needs cgroup limits" in result.stderr
+        assert b"systemd-run" in result.stderr or b"mount the cgroup" in result.stderr
+    assert as_ordinary_user("run", "--min-isolation", "standard", "--python", SYSTEM_PYTHON, world_readable_program).returncode == 0
+
+
+def test_profile_file_and_isolation_flags(tmp_path):
+    program = tmp_path / "p.py"
+    program.write_text("import ctypes\nprint('start', flush=True)\nctypes.CDLL(None).unshare(0x10000000)\nprint('end')\n")
+    denied = json.loads(run("run", "--json", str(program)).stdout)
+    assert denied["outcome"] == "ok" and denied["denied_syscalls"] == ["unshare"]
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"limits": {"wall_time_s": 3}, "isolation": {"seccomp": "kill"}}))
+    killed = run("run", "--json", "--profile", str(profile), str(program))
+    assert killed.returncode == 124
+    assert json.loads(killed.stdout)["outcome"] == "seccomp_violation"
+    profile.write_text(json.dumps({"isolation": {"network": "yes"}}))
+    bad = run("run", "--profile", str(profile), str(program))
+    assert bad.returncode == 2 and b"'network' must be true or false" in bad.stderr
+    profile.write_text(json.dumps({"limits": {"walltime": 3}}))
+    bad = run("run", "--profile", str(profile), str(program))
+    assert bad.returncode == 2 and b"unknown limit 'walltime'" in bad.stderr
