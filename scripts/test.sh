@@ -12,5 +12,5 @@ cmake -S . -B build/cpp -G Ninja -DE2BEVAL_BUILD_TESTS=ON -DE2BEVAL_BUILD_PYTHON
 cmake --build build/cpp
 ctest --test-dir build/cpp --output-on-failure
 
-echo "== Python and integration: pytest"
-python -m pytest -q tests/python tests/integration
+echo "== Python, integration and the security corpus: pytest"
+python -m pytest -q tests/python tests/integration tests/security

@@ -1,0 +1,311 @@
+"""Escape-and-abuse corpus for the local sandbox.
+
+Every file in ``cases/`` is a hostile program with header comments that state the expected verdict (see
+README.md). Each runs through ``e2beval.execute``; a final test checks that the host is unchanged
+afterwards (no surviving processes, mounts, cgroups, temp dirs, fds, files outside the workspace, or
+connections to the runner's listeners).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import select
+import socket
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import e2beval
+
+CASES_DIR = Path(__file__).parent / "cases"
+DEFAULT_LIMITS = {"wall_time_s": 5}
+OUTCOMES = {"ok", "exit_nonzero", "signaled", "timeout", "cpu_limit", "memory_limit", "output_limit", "file_limit",
+            "pids_limit", "seccomp_violation", "sandbox_error"}
+
+
+@dataclass
+class Case:
+    path: Path
+    code: str
+    outcomes: set[str]
+    expect_stdout: list[str] = field(default_factory=list)
+    forbid_stdout: list[str] = field(default_factory=list)
+    limits: dict = field(default_factory=dict)
+    env: dict = field(default_factory=dict)
+    why: str = ""
+
+
+def parse_case(path: Path) -> Case:
+    code = path.read_text()
+    headers: dict[str, list[str]] = {}
+    for line in code.splitlines():
+        if not line.startswith("#"):
+            break
+        match = re.match(r"#\s*([a-z-]+):\s?(.*)$", line)
+        if match:
+            headers.setdefault(match.group(1), []).append(match.group(2).strip())
+    if "expect-outcome" not in headers:
+        raise ValueError(f"{path.name}: missing '# expect-outcome:' header")
+    if not headers.get("why"):
+        raise ValueError(f"{path.name}: missing '# why:' header")
+    outcomes = {o.strip() for o in headers["expect-outcome"][0].split("|")}
+    unknown = outcomes - OUTCOMES
+    if unknown:
+        raise ValueError(f"{path.name}: unknown outcome(s) {sorted(unknown)}")
+    limits, env = {}, {}
+    for text in headers.get("limits", []):
+        limits.update(json.loads(text))
+    for text in headers.get("env", []):
+        env.update(json.loads(text))
+    for pattern in headers.get("expect-stdout", []) + headers.get("forbid-stdout", []):
+        re.compile(pattern)
+    return Case(path, code, outcomes, headers.get("expect-stdout", []), headers.get("forbid-stdout", []), limits, env,
+                headers["why"][0])
+
+
+CASE_PATHS = sorted(CASES_DIR.glob("[0-9][0-9][0-9]_*.py"))
+CASES = [parse_case(p) for p in CASE_PATHS]
+
+
+# ---------------------------------------------------------------- host state
+
+def _cgroup_dirs() -> set[str]:
+    """Directories named e2beval* a few levels under /sys/fs/cgroup and under this process's own cgroups."""
+    root = Path("/sys/fs/cgroup")
+    bases: set[Path] = set()
+    if root.is_dir():
+        for first in root.iterdir():
+            if first.is_dir():
+                bases.add(first)
+                try:
+                    bases.update(p for p in first.iterdir() if p.is_dir())
+                except OSError:
+                    pass
+        try:
+            for line in Path("/proc/self/cgroup").read_text().splitlines():
+                _, controllers, rel = line.split(":", 2)
+                names = ["unified", ""] if controllers == "" else [c.replace("name=", "") for c in controllers.split(",")] + [controllers]
+                for name in names:
+                    d = root / name / rel.lstrip("/") if name else root / rel.lstrip("/")
+                    p = d
+                    while p != root and root in p.parents:
+                        bases.add(p)
+                        p = p.parent
+        except OSError:
+            pass
+    found: set[str] = set()
+    for base in bases:
+        if base.name.startswith("e2beval"):
+            found.add(str(base))
+        try:
+            found.update(str(p) for p in base.iterdir() if p.is_dir() and p.name.startswith("e2beval"))
+        except OSError:
+            pass
+    return found
+
+
+def _tmp_entries() -> set[str]:
+    return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("e2beval")}
+
+
+def _processes_with(tokens: list[str]) -> list[str]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        for token in tokens:
+            if token.encode() in cmdline:
+                shown = cmdline.replace(b"\0", b" ")[:200]
+                found.append(f"pid {pid}: {shown!r}")
+    return found
+
+
+def _paths_with(token: str) -> list[str]:
+    """Places the write-outside cases aim at, checked on the host for any name holding the token."""
+    import sysconfig
+
+    dirs = {"/", "/usr", "/usr/bin", "/usr/lib", "/bin", "/lib", "/etc", "/dev", "/dev/shm", "/tmp", "/root",
+            "/work/main", "/work/shared", sys.prefix, sys.base_prefix, sysconfig.get_paths()["purelib"],
+            sysconfig.get_paths()["stdlib"], os.path.dirname(os.__file__)}
+    found = []
+    for d in dirs:
+        try:
+            found += [os.path.join(d, n) for n in os.listdir(d) if token in n]
+        except OSError:
+            pass
+    return found
+
+
+@dataclass
+class Host:
+    token: str
+    canary_path: str
+    canary_text: str
+    api_key: str
+    tcp: socket.socket
+    udp: socket.socket
+    abstract: socket.socket
+    abstract_name: str
+    mountinfo: str
+    cgroups: set[str]
+    tmp_entries: set[str]
+    failures: list[str] = field(default_factory=list)
+
+    def env(self) -> dict[str, str]:
+        return {"CANARY_PATH": self.canary_path, "HOST_PORT": str(self.tcp.getsockname()[1]),
+                "HOST_UDP_PORT": str(self.udp.getsockname()[1]), "HOST_ABSTRACT": self.abstract_name,
+                "HOST_PID": str(os.getpid()), "TOKEN": self.token,
+                "INTERPRETER_PREFIXES": ":".join(sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}))}
+
+
+@pytest.fixture(scope="module")
+def host():
+    token = "sbxtok" + secrets.token_hex(8)
+    canary_text = "canary-" + secrets.token_hex(16)
+    fd, canary_path = tempfile.mkstemp(prefix="sbx-canary-", dir="/tmp")
+    os.write(fd, canary_text.encode())
+    os.close(fd)
+    os.chmod(canary_path, 0o644)  # readable by anyone on the host: only the sandbox's view protects it
+    api_key = "leak-canary-" + secrets.token_hex(16)
+    saved_key = os.environ.get("E2B_API_KEY")
+    os.environ["E2B_API_KEY"] = api_key
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(16)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.setblocking(False)
+    abstract_name = "sbx-abstract-" + secrets.token_hex(8)
+    abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    abstract.bind("\0" + abstract_name)
+    abstract.listen(16)
+    state = Host(token, canary_path, canary_text, api_key, tcp, udp, abstract, abstract_name,
+                 Path("/proc/self/mountinfo").read_text(), _cgroup_dirs(), _tmp_entries())
+    yield state
+    for s in (tcp, udp, abstract):
+        s.close()
+    os.unlink(canary_path)
+    if saved_key is None:
+        os.environ.pop("E2B_API_KEY", None)
+    else:
+        os.environ["E2B_API_KEY"] = saved_key
+
+
+def run_case(case: Case, host: Host) -> dict:
+    limits = dict(DEFAULT_LIMITS)
+    limits.update(case.limits)
+    env = host.env()
+    env.update(case.env)
+    return e2beval.execute(case.code, limits=limits, env=env)
+
+
+def describe(case: Case, result: dict) -> str:
+    def excerpt(text: str, limit: int = 1500) -> str:
+        return text if len(text) <= limit else text[:limit // 2] + "\n[...]\n" + text[-limit // 2:]
+
+    return (f"\n  case: {case.path.name}\n  why: {case.why}\n  expected outcome: {'|'.join(sorted(case.outcomes))}\n"
+            f"  got outcome: {result.get('outcome')} (exit {result.get('exit_code')}, signal {result.get('signal')}, "
+            f"wall {result.get('wall_time_s')}, cpu {result.get('cpu_time_s')})\n  detail: {result.get('detail')}\n"
+            f"  stdout:\n{excerpt(result.get('stdout', ''))}\n  stderr:\n{excerpt(result.get('stderr', ''))}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.path.name for c in CASES])
+def test_case(case: Case, host: Host):
+    result = run_case(case, host)
+    problems = []
+    if result["outcome"] not in case.outcomes:
+        problems.append(f"outcome {result['outcome']!r} not in {sorted(case.outcomes)}")
+    stdout = result.get("stdout", "")
+    for pattern in case.expect_stdout:
+        if not re.search(pattern, stdout, re.M):
+            problems.append(f"stdout does not match {pattern!r}")
+    for pattern in case.forbid_stdout:
+        match = re.search(pattern, stdout, re.M)
+        if match:
+            line = stdout[stdout.rfind("\n", 0, match.start()) + 1:].split("\n", 1)[0]
+            problems.append(f"stdout matches forbidden {pattern!r}: {line[:200]!r}")
+    for secret, what in [(host.api_key, "the E2B_API_KEY canary"), (host.canary_text, "the host /tmp canary")]:
+        if secret in stdout or secret in result.get("stderr", ""):
+            problems.append(f"output contains {what}")
+    if problems:
+        host.failures.append(case.path.name)
+        pytest.fail("; ".join(problems) + describe(case, result), pytrace=False)
+
+
+# A few cases that exercise kill paths (timeouts, output caps, daemons, fork bombs) are run again inside
+# one test so the fd count of this process can be compared exactly before and after.
+FD_CHECK_CASES = ["043_stdout_flood.py", "046_infinite_loop.py", "051_close_stdout_then_spin.py",
+                  "052_daemon_double_fork.py", "053_daemon_keeps_stdout.py", "036_fork_bomb.py", "000_sanity_workspace.py"]
+
+
+def _fd_count() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_zz_host_unchanged(host: Host):
+    """Runs last (pytest keeps definition order): the host must look as it did before the corpus."""
+    import time
+
+    problems = []
+    by_name = {c.path.name: c for c in CASES}
+    before = _fd_count()
+    for name in FD_CHECK_CASES:
+        if name in by_name:
+            run_case(by_name[name], host)
+    after = _fd_count()
+    if after != before:
+        problems.append(f"fd count of the test process changed from {before} to {after}: "
+                        f"{sorted(os.listdir('/proc/self/fd'))}")
+
+    leftovers = _processes_with([host.token])
+    for _ in range(20):
+        if not leftovers:
+            break
+        time.sleep(0.1)
+        leftovers = _processes_with([host.token])
+    if leftovers:
+        problems.append(f"sandbox processes survived on the host: {leftovers}")
+
+    if Path("/proc/self/mountinfo").read_text() != host.mountinfo:
+        problems.append("the test process's /proc/self/mountinfo changed")
+
+    # Other e2beval users on this host (e.g. a soak test) create e2beval-<their pid>-<n> cgroups concurrently:
+    # only this process's own, and unattributable ones, count.
+    new_cgroups = {d for d in _cgroup_dirs() - host.cgroups
+                   if not re.match(r"e2beval-\d+-", os.path.basename(d)) or os.path.basename(d).startswith(f"e2beval-{os.getpid()}-")}
+    if new_cgroups:
+        problems.append(f"cgroups left behind: {sorted(new_cgroups)}")
+
+    new_tmp = _tmp_entries() - host.tmp_entries
+    if new_tmp:
+        problems.append(f"e2beval* entries left in host /tmp: {sorted(new_tmp)}")
+
+    written = _paths_with(host.token)
+    if written:
+        problems.append(f"files written outside the workspace: {written}")
+
+    readable, _, _ = select.select([host.tcp, host.abstract], [], [], 0)
+    if host.tcp in readable:
+        problems.append("the host TCP listener got a connection from inside a sandbox")
+    if host.abstract in readable:
+        problems.append("the host abstract unix listener got a connection from inside a sandbox")
+    try:
+        data = host.udp.recv(4096)
+        problems.append(f"the host UDP listener received a datagram: {data[:60]!r}")
+    except BlockingIOError:
+        pass
+
+    if os.environ.get("E2B_API_KEY") != host.api_key:
+        problems.append("E2B_API_KEY of the test process changed")
+
+    assert not problems, "host changed by the corpus:\n  " + "\n  ".join(problems) + (
+        f"\n  (cases that failed: {host.failures})" if host.failures else "")
