@@ -11,7 +11,7 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 # ---- 1. system packages ----------------------------------------------------------------------------
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
-  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libssl-dev libseccomp-dev doctest-dev
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libssl-dev libseccomp-dev zlib1g-dev doctest-dev
   python3 python3-dev python3-venv
 )
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)

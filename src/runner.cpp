@@ -244,7 +244,8 @@ std::string build_program(std::string_view code, const TestSpec& spec, std::stri
 
 Runner::Runner(Sandbox& sandbox, RunnerOptions options) : sandbox_(sandbox), options_(std::move(options)) {}
 
-Verdict Runner::evaluate(std::string_view model_output, const TestSpec& spec) const {
+PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec& spec) const {
+    PreparedEvaluation prepared;
     // 1. Extract. Bad bytes and missing code are the model's failure, not an exception for the caller.
     ExtractOptions extract_options;
     extract_options.function_name = spec.function_name;
@@ -253,32 +254,46 @@ Verdict Runner::evaluate(std::string_view model_output, const TestSpec& spec) co
     try {
         extraction = CodeExtractor(extract_options).extract(model_output);
     } catch (const error& failure) {
-        if (spec.function_name) return failing("No Python function named " + *spec.function_name + " found (" + failure.what() + ")");
-        return failing(std::string("No code found: ") + failure.what());
+        prepared.verdict = failing(spec.function_name ? "No Python function named " + *spec.function_name + " found (" +
+                                                            failure.what() + ")"
+                                                      : std::string("No code found: ") + failure.what());
+        return prepared;
     }
-    Verdict verdict;
+    Verdict& verdict = prepared.verdict;
     verdict.extraction = extraction;
     if (spec.function_name && !defines_function(extraction->code, *spec.function_name)) {
         verdict.reason = "No Python function named " + *spec.function_name + " found";
-        return verdict;
+        return prepared;
     }
     // 2. Scan: advice before the sandbox; a block finding fails the test without running it.
     if (options_.scan) {
         verdict.findings = SafetyScanner(options_.policy).scan(extraction->code, extraction->language);
         if (SafetyScanner::blocks(verdict.findings)) {
             verdict.reason = "Unsafe pattern detected in generated code: " + describe_findings(verdict.findings);
-            return verdict;
+            return prepared;
         }
     }
-    // 3. Run the program around the code in the sandbox.
-    const auto marker = random_marker();
+    // 3. The program to run around the code.
+    prepared.marker = random_marker();
     ExecRequest request;
     request.language = spec.language;
-    request.code = build_program(extraction->code, spec, marker);
+    request.code = build_program(extraction->code, spec, prepared.marker);
     request.limits = options_.limits;
     request.isolation = options_.isolation;
-    ExecResult exec = sandbox_.execute(request);
+    prepared.request = std::move(request);
+    return prepared;
+}
 
+Verdict Runner::evaluate(std::string_view model_output, const TestSpec& spec) const {
+    auto prepared = prepare(model_output, spec);
+    if (!prepared.request) return std::move(prepared.verdict);
+    auto exec = sandbox_.execute(*prepared.request);
+    return finish(std::move(prepared), std::move(exec), spec);
+}
+
+Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestSpec& spec) const {
+    Verdict verdict = std::move(prepared.verdict);
+    const auto& marker = prepared.marker;
     // 4. Compare.
     std::optional<json::array> harness_results;
     if (const auto at = exec.stdout_data.rfind(marker); !spec.test_code && at != std::string::npos) {

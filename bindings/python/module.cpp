@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include "e2beval/batch.hpp"
 #include "e2beval/error.hpp"
 #include "e2beval/extract.hpp"
 #include "e2beval/json.hpp"
@@ -99,6 +100,95 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
     return json::serialize(to_json(Runner(sandbox, options).evaluate(output, spec)));
 }
 
+ExecRequest request_from_json(const json::object& item, const Limits& limits, const IsolationProfile& isolation) {
+    ExecRequest request;
+    request.limits = limits;
+    request.isolation = isolation;
+    for (const auto& [key, value] : item) {
+        if (key == "code") request.code = std::string(value.as_string());
+        else if (key == "language") request.language = parse_language(std::string(value.as_string()));
+        else if (key == "stdin") request.stdin_data = std::string(value.as_string());
+        else if (key == "env")
+            for (const auto& [name, text] : value.as_object()) request.env[std::string(name)] = std::string(text.as_string());
+        else if (key == "limits") request.limits = limits_from_json(value.as_object(), limits);
+        else throw input_error("unknown request field '" + std::string(key) + "'; valid: code, language, stdin, env, limits");
+    }
+    return request;
+}
+
+std::string execute_many_json(const std::string& requests_json, std::size_t jobs, const std::string& limits_json,
+                              const std::string& isolation_json, const std::string& python_json,
+                              const std::string& python_executable) {
+    boost::system::error_code ec;
+    const auto value = json::parse(requests_json, ec);
+    if (ec || !value.is_array()) throw input_error("requests must be a list");
+    const auto limits = limits_from_json(parse_object(limits_json, "limits"));
+    const auto isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
+    std::vector<ExecRequest> requests;
+    std::vector<std::string> refused(value.get_array().size());
+    for (std::size_t i = 0; i < value.get_array().size(); ++i) {
+        try {
+            requests.push_back(request_from_json(value.get_array()[i].as_object(), limits, isolation));
+        } catch (const std::exception& failure) {
+            refused[i] = failure.what();
+            requests.emplace_back();  // placeholder, replaced below
+        }
+    }
+    LocalSandbox sandbox(sandbox_options(python_json, python_executable));
+    BatchOptions options;
+    options.jobs = jobs;
+    auto results = execute_many(sandbox, requests, options);
+    json::array out;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        if (!refused[i].empty()) {
+            results[i] = ExecResult{};
+            results[i].outcome = Outcome::sandbox_error;
+            results[i].detail = "invalid request: " + refused[i];
+        }
+        out.push_back(to_json(results[i]));
+    }
+    return json::serialize(out);
+}
+
+std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, const std::string& policy, bool scan,
+                               const std::string& limits_json, const std::string& isolation_json,
+                               const std::string& python_json, const std::string& python_executable) {
+    boost::system::error_code ec;
+    const auto value = json::parse(items_json, ec);
+    if (ec || !value.is_array()) throw input_error("items must be a list");
+    RunnerOptions options;
+    options.policy = parse_policy(policy);
+    options.scan = scan;
+    options.limits = limits_from_json(parse_object(limits_json, "limits"));
+    options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
+    // An item whose vars describe no test fails alone, with the reason; the rest still run.
+    std::vector<EvaluationItem> items;
+    std::vector<std::size_t> positions;
+    std::vector<std::string> invalid(value.get_array().size());
+    for (std::size_t i = 0; i < value.get_array().size(); ++i) {
+        const auto& item = value.get_array()[i].as_object();
+        try {
+            items.push_back({std::string(item.at("output").as_string()), TestSpec::from_vars(item.at("vars").as_object())});
+            positions.push_back(i);
+        } catch (const std::exception& failure) {
+            invalid[i] = failure.what();
+        }
+    }
+    LocalSandbox sandbox(sandbox_options(python_json, python_executable));
+    BatchOptions batch;
+    batch.jobs = jobs;
+    auto verdicts = evaluate_many(sandbox, options, items, batch);
+    std::vector<json::value> out(invalid.size());
+    for (std::size_t k = 0; k < verdicts.size(); ++k) out[positions[k]] = to_json(verdicts[k]);
+    for (std::size_t i = 0; i < invalid.size(); ++i) {
+        if (invalid[i].empty()) continue;
+        Verdict failed;
+        failed.reason = "Invalid test: " + invalid[i];
+        out[i] = to_json(failed);
+    }
+    return json::serialize(json::array(out.begin(), out.end()));
+}
+
 std::string write_metrics_json(const std::string& record_json, const std::string& directory) {
     const auto record = metrics_from_json(parse_object(record_json, "metrics record"));
     return MetricsSink(directory.empty() ? default_results_dir() : std::filesystem::path(directory)).write(record).string();
@@ -154,6 +244,10 @@ PYBIND11_MODULE(_core, m) {
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
+    m.def("execute_many", &execute_many_json, py::arg("requests_json"), py::arg("jobs"), py::arg("limits_json"),
+          py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
+    m.def("evaluate_many", &evaluate_many_json, py::arg("items_json"), py::arg("jobs"), py::arg("policy"), py::arg("scan"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
     m.def("doctor", &doctor_json, py::arg("python_json"), py::arg("python_executable"), release);
     m.def("write_metrics", &write_metrics_json, py::arg("record_json"), py::arg("directory"), release);

@@ -63,6 +63,14 @@ struct RunnerOptions {
     IsolationProfile isolation;
 };
 
+// An evaluation up to the point where its program must run: either already decided (no code, unsafe
+// code: `verdict` holds the reason and `request` is empty) or waiting for `request` to be executed.
+struct PreparedEvaluation {
+    Verdict verdict;
+    std::optional<ExecRequest> request;
+    std::string marker;  // delimits the harness's results in the program's stdout
+};
+
 class Runner {
 public:
     Runner(Sandbox& sandbox, RunnerOptions options = {});
@@ -70,6 +78,11 @@ public:
     // Never throws for anything the model wrote: no code, unsafe code, a crash or a timeout all become a
     // failing Verdict with its reason. Throws input_error only for a bad TestSpec.
     Verdict evaluate(std::string_view model_output, const TestSpec& spec) const;
+
+    // evaluate() in two halves, so batches can run the programs concurrently in between:
+    // extract, scan and build the program; then compare the program's result with the test.
+    PreparedEvaluation prepare(std::string_view model_output, const TestSpec& spec) const;
+    Verdict finish(PreparedEvaluation prepared, ExecResult result, const TestSpec& spec) const;
 
 private:
     Sandbox& sandbox_;

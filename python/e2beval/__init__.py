@@ -10,7 +10,7 @@ from __future__ import annotations
 import json as _json
 import os as _os
 import sys as _sys
-from typing import Any, Mapping, Optional
+from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union
 
 from e2beval import _core
 from e2beval._core import Error, ExtractionError, InputError, IOError, SandboxError
@@ -27,6 +27,8 @@ __all__ = [
     "scan",
     "execute",
     "evaluate",
+    "execute_many",
+    "evaluate_many",
     "write_metrics",
     "gen_report",
     "doctor",
@@ -190,6 +192,71 @@ def evaluate(
             python or "",
         )
     )
+
+
+def execute_many(
+    requests: Iterable[Union[str, Mapping[str, Any]]],
+    *,
+    jobs: int = 2,
+    limits: Optional[Mapping[str, Any]] = None,
+    timeout: Optional[float] = None,
+    isolation: Optional[Mapping[str, Any]] = None,
+    python: Optional[str] = None,
+) -> List[dict]:
+    """Run many programs, ``jobs`` sandboxes at a time; results in input order, like ``execute``'s.
+
+    Each request is code (str) or ``{code, language, stdin, env, limits}``. A request the sandbox refuses
+    gets outcome ``sandbox_error`` with the reason in ``detail``; the others are not affected.
+    """
+    items = []
+    for index, request in enumerate(requests):
+        item = {"code": request} if isinstance(request, str) else dict(request)
+        if "code" not in item:
+            raise InputError(f"request {index} has no code")
+        for key in ("code", "stdin"):
+            if key in item:
+                item[key] = _text(item[key], f"request {index} {key}")
+        items.append(item)
+    return _json.loads(
+        _core.execute_many(
+            _json.dumps(items), _jobs(jobs), _limits_json(limits, timeout), _isolation_json(isolation),
+            _interpreter_json(python), python or "",
+        )
+    )
+
+
+def evaluate_many(
+    items: Iterable[Union[Tuple[str, Mapping[str, Any]], Mapping[str, Any]]],
+    *,
+    jobs: int = 2,
+    policy: str = "standard",
+    scan: bool = True,
+    limits: Optional[Mapping[str, Any]] = None,
+    timeout: Optional[float] = None,
+    isolation: Optional[Mapping[str, Any]] = None,
+    python: Optional[str] = None,
+) -> List[dict]:
+    """Evaluate many ``(output, vars)`` pairs (or ``{output, vars}``), ``jobs`` sandboxes at a time.
+
+    Verdicts come back in input order. An item with bad vars fails alone (reason ``Invalid test: ...``).
+    The GIL is released while the batch runs.
+    """
+    payload = []
+    for index, item in enumerate(items):
+        output, variables = (item["output"], item["vars"]) if isinstance(item, Mapping) else item
+        payload.append({"output": _text(output, f"item {index} output"), "vars": dict(variables)})
+    return _json.loads(
+        _core.evaluate_many(
+            _json.dumps(payload), _jobs(jobs), policy, bool(scan), _limits_json(limits, timeout),
+            _isolation_json(isolation), _interpreter_json(python), python or "",
+        )
+    )
+
+
+def _jobs(jobs: int) -> int:
+    if not isinstance(jobs, int) or not 1 <= jobs <= 256:
+        raise InputError(f"jobs must be a whole number from 1 to 256, got {jobs!r}")
+    return jobs
 
 
 def doctor(python: Optional[str] = None) -> dict:

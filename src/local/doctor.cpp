@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <seccomp.h>
 #include <sstream>
@@ -98,6 +99,24 @@ HostCheck cgroup_check() {
     return check;
 }
 
+// node from PATH: where it really is, its version, and what a sandbox would have to mount for it.
+std::string describe_node() {
+    const char* path = std::getenv("PATH");
+    for (std::istringstream dirs(path ? path : ""); ;) {
+        std::string directory;
+        if (!std::getline(dirs, directory, ':')) break;
+        const auto candidate = directory + "/node";
+        if (::access(candidate.c_str(), X_OK) != 0) continue;
+        std::error_code ec;
+        const auto real = std::filesystem::canonical(candidate, ec);
+        const auto prefix = real.parent_path().parent_path().string();
+        const bool system = prefix == "/usr" || prefix == "/usr/local" || prefix.rfind("/usr/", 0) == 0;
+        return real.string() + "; mounts: /usr, /lib*" + (system ? std::string() : " and " + prefix) +
+               " (JavaScript execution in the local sandbox is not available yet)";
+    }
+    return "node not found on PATH (JavaScript execution in the local sandbox is not available yet)";
+}
+
 }  // namespace
 
 DoctorReport diagnose_host(const LocalSandboxOptions& options) {
@@ -125,16 +144,7 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
         probe.status = failure.what();
         probe.fix = "fix the failing mechanism above";
     }
-    const char* path = std::getenv("PATH");
-    std::string node = "not found on PATH";
-    for (std::istringstream dirs(path ? path : ""); std::getline(dirs, node, ':');) {
-        if (::access((node + "/node").c_str(), X_OK) == 0) {
-            node += "/node (JavaScript runs are not supported by the local sandbox yet)";
-            break;
-        }
-        node = "not found on PATH";
-    }
-    report.interpreters.emplace_back("javascript", node);
+    report.interpreters.emplace_back("javascript", describe_node());
     report.checks.push_back(probe);
 
     const auto& support = local::cgroup_support();

@@ -234,3 +234,28 @@ def test_profile_file_and_isolation_flags(tmp_path):
     profile.write_text(json.dumps({"limits": {"walltime": 3}}))
     bad = run("run", "--profile", str(profile), str(program))
     assert bad.returncode == 2 and b"unknown limit 'walltime'" in bad.stderr
+
+
+HUMANEVAL = REPO.parent / "shared" / "datasets" / "HumanEval.jsonl.gz"
+
+
+def test_eval_humaneval_with_samples_and_jobs(tmp_path):
+    if not HUMANEVAL.exists():
+        pytest.fail(f"HumanEval not found at {HUMANEVAL}; the workplace's shared/datasets must be beside the repository")
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(
+        json.dumps({"task_id": "HumanEval/2", "completion": "    return number % 1.0\n"}) + "\n"
+        + json.dumps({"task_id": "HumanEval/2", "completion": "    return 0.0\n"}) + "\n"
+    )
+    result = run("eval", "--humaneval", str(HUMANEVAL), "--samples", str(samples), "--jobs", "2", "--k", "1,2")
+    assert result.returncode == 1, result.stderr
+    out = result.stdout.decode()
+    assert "1 tasks, 2 samples, 1 passed, 1 failed" in out
+    assert "pass@1 = 0.5" in out and "pass@2 = 1" in out
+    written = [json.loads(line) for line in (tmp_path / "samples.jsonl_results.jsonl").read_text().splitlines()]
+    assert [row["passed"] for row in written] == [True, False]
+    assert written[1]["result"] == "failed: AssertionError"
+    bad = run("eval", "--humaneval", str(HUMANEVAL), "--k", "0")
+    assert bad.returncode == 2 and b"--k expects positive whole numbers" in bad.stderr
+    both = run("eval", "--humaneval", str(HUMANEVAL), "suite.json")
+    assert both.returncode == 2 and b"not both" in both.stderr

@@ -105,3 +105,35 @@ def test_metrics_default_directory_follows_promptfoo_results_dir(tmp_path, monke
     monkeypatch.setenv("PROMPTFOO_RESULTS_DIR", str(tmp_path / "env-dir"))
     path = e2beval.write_metrics("t", "p", "m", False, 1.0)
     assert os.path.dirname(path) == str(tmp_path / "env-dir")
+
+
+def test_execute_many_keeps_order_and_isolates_failures():
+    results = e2beval.execute_many(
+        ["print(1)", {"code": "import sys\nprint(sys.stdin.read())", "stdin": "hi"}, {"code": "x", "env": {"A=B": "1"}},
+         "raise SystemExit(4)"],
+        jobs=3,
+    )
+    assert [r["outcome"] for r in results] == ["ok", "ok", "sandbox_error", "exit_nonzero"]
+    assert results[0]["stdout"] == "1\n" and results[1]["stdout"] == "hi\n"
+    assert "invalid environment variable name" in results[2]["detail"]
+    with pytest.raises(e2beval.InputError, match="jobs"):
+        e2beval.execute_many(["print(1)"], jobs=0)
+
+
+def test_evaluate_many_runs_a_batch_and_one_bad_item_fails_alone():
+    verdicts = e2beval.evaluate_many(
+        [
+            (FACTORIAL, {"function_name": "factorial", "test_input": "5", "expected_output": "120"}),
+            {"output": FACTORIAL, "vars": {"function_name": "factorial"}},
+            (FACTORIAL, {"function_name": "factorial", "test_input": "-1", "expected_error": "ValueError"}),
+        ],
+        jobs=2,
+    )
+    assert [v["pass"] for v in verdicts] == [True, False, True]
+    assert verdicts[1]["reason"].startswith("Invalid test:")
+
+
+def test_doctor_from_python():
+    report = e2beval.doctor()
+    assert report["enforced_level"] in ("full", "standard")
+    assert [c["mechanism"] for c in report["checks"]][-1] == "sandbox probe"

@@ -1,0 +1,85 @@
+// Bounded-concurrency batches over LocalSandbox::async_execute: one io_context, `jobs` sandboxes in
+// flight, the next item started as soon as one completes.
+#include "e2beval/batch.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include "e2beval/error.hpp"
+
+namespace e2beval {
+
+namespace {
+
+// Runs start(index, done) for every index with at most `jobs` started and not yet done.
+void run_bounded(std::size_t count, const BatchOptions& options,
+                 const std::function<void(boost::asio::io_context&, std::size_t, std::function<void()>)>& start) {
+    boost::asio::io_context context;
+    const std::size_t jobs = std::max<std::size_t>(options.jobs, 1);
+    std::size_t next = 0, done = 0;
+    std::function<void()> launch_next = [&] {
+        if (next >= count) return;
+        const std::size_t index = next++;
+        start(context, index, [&, index] {
+            ++done;
+            if (options.on_done) options.on_done(index, done, count);
+            launch_next();
+        });
+    };
+    for (std::size_t i = 0; i < std::min(jobs, count); ++i) launch_next();
+    context.run();
+}
+
+ExecResult refused(const std::exception& failure) {
+    ExecResult result;
+    result.outcome = Outcome::sandbox_error;
+    result.detail = failure.what();
+    return result;
+}
+
+}  // namespace
+
+std::vector<ExecResult> execute_many(LocalSandbox& sandbox, const std::vector<ExecRequest>& requests,
+                                     const BatchOptions& options) {
+    std::vector<ExecResult> results(requests.size());
+    run_bounded(requests.size(), options, [&](boost::asio::io_context& context, std::size_t index, std::function<void()> done) {
+        try {
+            sandbox.async_execute(context.get_executor(), requests[index], [&results, index, done](ExecResult result) {
+                results[index] = std::move(result);
+                done();
+            });
+        } catch (const std::exception& failure) {
+            results[index] = refused(failure);
+            boost::asio::post(context, done);
+        }
+    });
+    return results;
+}
+
+std::vector<Verdict> evaluate_many(LocalSandbox& sandbox, const RunnerOptions& runner_options,
+                                   const std::vector<EvaluationItem>& items, const BatchOptions& options) {
+    const Runner runner(sandbox, runner_options);
+    std::vector<Verdict> verdicts(items.size());
+    run_bounded(items.size(), options, [&](boost::asio::io_context& context, std::size_t index, std::function<void()> done) {
+        const auto& item = items[index];
+        auto prepared = std::make_shared<PreparedEvaluation>(runner.prepare(item.model_output, item.spec));
+        if (!prepared->request) {
+            verdicts[index] = std::move(prepared->verdict);
+            boost::asio::post(context, done);
+            return;
+        }
+        try {
+            sandbox.async_execute(context.get_executor(), *prepared->request,
+                                  [&, prepared, index, done](ExecResult result) {
+                                      verdicts[index] = runner.finish(std::move(*prepared), std::move(result), item.spec);
+                                      done();
+                                  });
+        } catch (const std::exception& failure) {
+            verdicts[index] = runner.finish(std::move(*prepared), refused(failure), item.spec);
+            boost::asio::post(context, done);
+        }
+    });
+    return verdicts;
+}
+
+}  // namespace e2beval
