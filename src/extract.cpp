@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <set>
 #include <utility>
 
@@ -32,6 +33,8 @@ using detail::PyTokenKind;
 // Lines
 
 std::string normalise_newlines(std::string_view text) {
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte-order mark some clients prepend
+    if (text.find('\r') == std::string_view::npos) return std::string(text);
     std::string result;
     result.reserve(text.size());
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -129,13 +132,33 @@ std::optional<Language> language_of_tag(std::string_view tag) {
     while (!cleaned.empty() && (cleaned.front() == '{' || cleaned.front() == '.')) cleaned.remove_prefix(1);
     cleaned = cleaned.substr(0, cleaned.find_first_of(":,{}"));
     if (cleaned.empty()) return std::nullopt;
+    // TypeScript answers to a JavaScript task are run as JavaScript (types are the usual difference).
+    std::string lower(cleaned);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower == "typescript" || lower == "ts" || lower == "jsx" || lower == "cjs") return Language::javascript;
     return language_from_tag(cleaned);
 }
 
 struct FoundBlock {
     CodeBlock block;
     std::string fence_text;  // "```python", "~~~", as written, for explanations
+    bool repl_session = false;
 };
+
+// A block written as an interactive session (`>>> ` and `... ` prompts, output lines in between) becomes the
+// code typed at the prompts; the output lines are dropped.
+std::string strip_repl_session(const std::string& code, bool& was_session) {
+    const auto lines = split_lines(code);
+    const auto first = std::find_if(lines.begin(), lines.end(), [](std::string_view line) { return !is_blank(line); });
+    if (first == lines.end() || !(first->starts_with(">>> ") || *first == ">>>")) return code;
+    was_session = true;
+    std::string result;
+    for (const auto line : lines) {
+        if (line.starts_with(">>> ") || line.starts_with("... ")) result.append(line.substr(4)).append("\n");
+        else if (line == ">>>" || line == "...") result += '\n';
+    }
+    return result;
+}
 
 std::vector<FoundBlock> find_fenced_blocks(const std::vector<std::string_view>& lines) {
     std::vector<FoundBlock> blocks;
@@ -158,6 +181,7 @@ std::vector<FoundBlock> find_fenced_blocks(const std::vector<std::string_view>& 
             ++j;
         }
         found.block.terminated = j < lines.size();
+        found.block.code = strip_repl_session(found.block.code, found.repl_session);
         blocks.push_back(std::move(found));
         i = j + 1;
     }
@@ -177,6 +201,7 @@ bool is_op(const PyToken& token, std::string_view text) {
 
 // The line of `def name(` (also `async def name(`), if the code defines that function.
 std::optional<std::size_t> python_definition_line(std::string_view code, std::string_view name) {
+    if (code.find(name) == std::string_view::npos) return std::nullopt;  // most blocks: no tokenizing needed
     const auto tokens = detail::tokenize_python(code).tokens;
     for (std::size_t i = 0; i + 2 < tokens.size(); ++i)
         if (is_name(tokens[i], "def") && is_name(tokens[i + 1], name) && is_op(tokens[i + 2], "("))
@@ -252,6 +277,12 @@ bool defines_javascript_function(std::string_view code, std::string_view name) {
     for (std::size_t pos = 0; pos < code.size(); ++pos) {
         if (!is_word_boundary_before(code, pos)) continue;
         Cursor cursor(code, pos);
+        // exports.name = ..., module.exports.name = ...
+        Cursor exported(code, pos);
+        if ((exported.literal("module.exports.") || exported.literal("exports.")) && exported.word(name)) {
+            exported.spaces();
+            if (exported.literal("=") && exported.peek() != '=') return true;
+        }
         if (cursor.word("function")) {
             cursor.spaces();
             cursor.literal("*");
@@ -305,6 +336,8 @@ struct TopLevelItem {
     std::size_t first_line = 0;           // 1-based, decorators included
     std::size_t last_line = 0;            // 1-based, trailing blank and comment lines excluded
     std::string text;
+    std::size_t token_begin = 0;          // the statement's tokens in the tokenized code, decorators included
+    std::size_t token_end = 0;
 };
 
 void add_references(const std::vector<PyToken>& tokens, std::size_t begin, std::size_t end,
@@ -344,8 +377,8 @@ std::vector<std::string> imported_names(const std::vector<PyToken>& tokens, std:
     return names;
 }
 
-std::vector<TopLevelItem> top_level_items(std::string_view code) {
-    const auto tokenized = detail::tokenize_python(code);
+std::vector<TopLevelItem> top_level_items(std::string_view code, const detail::PyTokens& tokenized,
+                                          bool with_references = true) {
     const auto& tokens = tokenized.tokens;
     const auto lines = split_lines(code);
 
@@ -363,7 +396,7 @@ std::vector<TopLevelItem> top_level_items(std::string_view code) {
         const std::size_t statement = starts[s];
         const std::size_t item_end = s + 1 < starts.size() ? starts[s + 1] : tokens.size();
         std::size_t last_line = item_end < tokens.size() ? tokens[item_end].line - 1 : lines.size();
-        last_line = std::max(last_line, tokens[statement].line);
+        last_line = std::min(std::max(last_line, tokens[statement].line), lines.size());
         while (last_line > tokens[statement].line &&
                (is_blank(lines[last_line - 1]) || lines[last_line - 1].starts_with("#")))
             --last_line;
@@ -397,14 +430,21 @@ std::vector<TopLevelItem> top_level_items(std::string_view code) {
                 }
             }
         }
-        add_references(tokens, item_begin, item_end, item.references);
-        for (const auto& field_token : tokenized.fstring_field_tokens)
-            if (field_token.kind == PyTokenKind::name && field_token.line >= item.first_line &&
-                field_token.line <= item.last_line)
-                item.references.insert(std::string(field_token.text));
+        if (with_references) add_references(tokens, item_begin, item_end, item.references);
+        if (with_references)
+            for (const auto& field_token : tokenized.fstring_field_tokens)
+                if (field_token.kind == PyTokenKind::name && field_token.line >= item.first_line &&
+                    field_token.line <= item.last_line)
+                    item.references.insert(std::string(field_token.text));
+        item.token_begin = item_begin;
+        item.token_end = item_end;
         items.push_back(std::move(item));
     }
     return items;
+}
+
+std::vector<TopLevelItem> top_level_items(std::string_view code) {
+    return top_level_items(code, detail::tokenize_python(code));
 }
 
 // Names the code provides itself: module-level bindings and every function or class it defines.
@@ -415,6 +455,35 @@ std::set<std::string> defined_names(std::string_view code, const std::vector<Top
     for (std::size_t i = 0; i + 1 < tokens.size(); ++i)
         if ((is_name(tokens[i], "def") || is_name(tokens[i], "class")) && tokens[i + 1].kind == PyTokenKind::name)
             names.emplace(tokens[i + 1].text);
+    return names;
+}
+
+// Names the code binds anywhere (assignment targets, loop and `as` targets, parameters): a function's local
+// `largest = ...` must not pull in another block's `def largest`.
+std::set<std::string> bound_names(std::string_view code) {
+    const auto tokens = detail::tokenize_python(code).tokens;
+    std::set<std::string> names;
+    std::size_t parameter_depth = 0;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const PyToken& token = tokens[i];
+        if (i >= 2 && is_op(token, "(") && is_name(tokens[i - 2], "def")) {
+            parameter_depth = 1;
+            continue;
+        }
+        if (parameter_depth > 0) {
+            if (is_op(token, "(") || is_op(token, "[")) ++parameter_depth;
+            else if (is_op(token, ")") || is_op(token, "]")) --parameter_depth;
+            else if (parameter_depth == 1 && token.kind == PyTokenKind::name && i > 0 &&
+                     (is_op(tokens[i - 1], "(") || is_op(tokens[i - 1], ",") || is_op(tokens[i - 1], "*")))
+                names.emplace(token.text);
+            continue;
+        }
+        if (token.kind != PyTokenKind::name || (i > 0 && is_op(tokens[i - 1], "."))) continue;
+        const bool assigned = i + 1 < tokens.size() && is_op(tokens[i + 1], "=") &&
+                              !(i + 2 < tokens.size() && is_op(tokens[i + 2], "="));
+        const bool after_binder = i > 0 && (is_name(tokens[i - 1], "for") || is_name(tokens[i - 1], "as"));
+        if (assigned || after_binder) names.emplace(token.text);
+    }
     return names;
 }
 
@@ -444,18 +513,30 @@ AssembledCode assemble_with_helpers(std::string_view chosen, const std::vector<C
                                     std::string_view source_word) {
     AssembledCode result;
     result.code = std::string(chosen);
+    if (others.empty()) return result;
+    std::vector<std::vector<TopLevelItem>> other_items;
+    std::set<std::string> others_provide;
+    for (const auto& other : others) {
+        other_items.push_back(top_level_items(other.code));
+        for (const auto& item : other_items.back()) others_provide.insert(item.names.begin(), item.names.end());
+    }
+    // The common case, a usage or test block that supplies nothing the chosen code uses, ends here.
+    if (others_provide.empty()) return result;
+    const auto chosen_references = referenced_names(chosen);
+    if (std::none_of(others_provide.begin(), others_provide.end(),
+                     [&](const std::string& name) { return chosen_references.contains(name); }))
+        return result;
     const auto chosen_items = top_level_items(chosen);
     std::set<std::string> provided = defined_names(chosen, chosen_items);
+    provided.merge(bound_names(chosen));
     std::set<std::string> needed;
-    for (const auto& name : referenced_names(chosen))
+    for (const auto& name : chosen_references)
         if (!provided.contains(name)) needed.insert(name);
 
     std::set<std::string> chosen_import_texts;
     for (const auto& item : chosen_items)
         if (item.kind == TopLevelItem::Kind::import) chosen_import_texts.insert(std::string(trim(item.text)));
 
-    std::vector<std::vector<TopLevelItem>> other_items;
-    for (const auto& other : others) other_items.push_back(top_level_items(other.code));
     std::vector<std::vector<bool>> taken;
     for (const auto& items : other_items) taken.emplace_back(items.size(), false);
 
@@ -518,6 +599,89 @@ AssembledCode assemble_with_helpers(std::string_view chosen, const std::vector<C
 
     result.code = future_imports + imports + (imports.empty() ? "" : "\n") + helpers + body;
     return result;
+}
+
+// True for a top-level statement that only demonstrates or tests the function: a print, an assert, a call
+// of the function, `result = f(...)`, a test function or class, unittest.main(). Definitions, imports and
+// other assignments stay: the function may need them.
+bool is_example_item(const TopLevelItem& item, const std::vector<PyToken>& tokens, std::string_view function_name) {
+    if (item.token_begin >= item.token_end) return false;
+    std::size_t first = item.token_begin;
+    while (first < item.token_end && is_op(tokens[first], "@")) {
+        while (first < item.token_end && tokens[first].kind != PyTokenKind::newline) ++first;
+        ++first;
+    }
+    if (first >= item.token_end) return false;
+    const PyToken& keyword = tokens[first];
+    bool mentions_function = false;
+    for (std::size_t i = item.token_begin; i < item.token_end && !mentions_function; ++i)
+        mentions_function = is_name(tokens[i], function_name) && !(i > 0 && is_op(tokens[i - 1], "."));
+    switch (item.kind) {
+        case TopLevelItem::Kind::import:
+        case TopLevelItem::Kind::future_import: return false;
+        case TopLevelItem::Kind::definition: {
+            const std::string& name = item.names.front();
+            if (name == function_name) return false;
+            if (is_name(keyword, "class")) return name.starts_with("Test");
+            return name.starts_with("test_") || name == "test" || name == "main";
+        }
+        case TopLevelItem::Kind::assignment: return mentions_function;
+        case TopLevelItem::Kind::other: break;
+    }
+    if (is_name(keyword, "print") || is_name(keyword, "assert") || is_name(keyword, "pprint")) return true;
+    if (is_name(keyword, "unittest") || is_name(keyword, "pytest") || is_name(keyword, "doctest")) return true;
+    if (is_name(keyword, "main") && first + 1 < tokens.size() && is_op(tokens[first + 1], "(")) return true;
+    return mentions_function;
+}
+
+bool is_main_guard(const TopLevelItem& item, const std::vector<PyToken>& tokens) {
+    const std::size_t at = item.token_begin;
+    return item.token_end >= at + 5 && is_name(tokens[at], "if") && is_name(tokens[at + 1], "__name__") &&
+           is_op(tokens[at + 2], "=") && is_op(tokens[at + 3], "=") && tokens[at + 4].kind == PyTokenKind::string &&
+           detail::string_literal_body(tokens[at + 4].text) == "__main__";
+}
+
+// The code without the `__main__` section and the example statements (unless asked to keep them); a comment
+// directly above a dropped statement ("# Example usage:") goes with it. `note` says what was dropped.
+std::string drop_examples(const std::string& code, const ExtractOptions& options, std::string& note) {
+    if (!options.function_name || (options.keep_main && options.keep_examples)) return code;
+    const auto tokenized = detail::tokenize_python(code);
+    const auto& tokens = tokenized.tokens;
+    // Only code that defines the function is trimmed; anything else is returned as found.
+    bool defines = false;
+    for (std::size_t i = 0; i + 2 < tokens.size() && !defines; ++i)
+        defines = is_name(tokens[i], "def") && is_name(tokens[i + 1], *options.function_name) && is_op(tokens[i + 2], "(");
+    if (!defines) return code;
+    const auto items = top_level_items(code, tokenized, false);
+    const auto lines = split_lines(code);
+    std::vector<bool> dropped(lines.size(), false);
+    std::size_t main_sections = 0;
+    std::size_t examples = 0;
+    for (const auto& item : items) {
+        const bool main_guard = is_main_guard(item, tokens);
+        const bool drop = main_guard ? !options.keep_main
+                                     : !options.keep_examples && is_example_item(item, tokens, *options.function_name);
+        if (!drop) continue;
+        (main_guard ? main_sections : examples) += 1;
+        for (std::size_t line = item.first_line; line <= item.last_line && line <= lines.size(); ++line)
+            dropped[line - 1] = true;
+        for (std::size_t line = std::min(item.first_line - 1, lines.size()); line > 0 && trim(lines[line - 1]).starts_with("#") &&
+                                                     leading_whitespace(lines[line - 1]) == 0;
+             --line)
+            dropped[line - 1] = true;
+    }
+    if (main_sections == 0 && examples == 0) return code;
+    std::string result;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (dropped[i]) continue;
+        // No run of more than two blank lines where statements were taken out.
+        if (is_blank(lines[i]) && result.ends_with("\n\n\n")) continue;
+        result.append(lines[i]).append("\n");
+    }
+    if (main_sections > 0) note += "; dropped the if __name__ == \"__main__\": section";
+    if (examples > 0) note += "; dropped " + std::to_string(examples) + " example or test statement" + (examples == 1 ? "" : "s");
+    std::string trimmed(trim(result));
+    return trimmed.empty() ? code : trimmed + "\n";
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -747,6 +911,13 @@ std::vector<CodeBlock> CodeExtractor::fenced_blocks(std::string_view output) {
 // and explanation say so): the Runner then reports the tutorial's "No Python function named X found", which
 // is more useful to the user than "no code found" when code is plainly there.
 std::optional<Extraction> CodeExtractor::try_extract(std::string_view output) const {
+    auto extraction = find_code(output);
+    if (!extraction || extraction->language != Language::python || !options_.function_name) return extraction;
+    extraction->code = drop_examples(extraction->code, options_, extraction->explanation);
+    return extraction;
+}
+
+std::optional<Extraction> CodeExtractor::find_code(std::string_view output) const {
     const std::string normalised = normalise_newlines(output);
     if (is_blank(normalised)) return std::nullopt;
     const auto lines = split_lines(normalised);
@@ -780,7 +951,8 @@ std::optional<Extraction> CodeExtractor::try_extract(std::string_view output) co
         extraction.explanation = "fenced block " + std::to_string(chosen + 1) + " of " +
                                  std::to_string(blocks.size()) + " (" + found.fence_text + " at line " +
                                  std::to_string(found.block.first_line) +
-                                 (found.block.terminated ? "" : ", never closed") + ")" + suffix;
+                                 (found.block.terminated ? "" : ", never closed") +
+                                 (found.repl_session ? ", a >>> session: prompts and output stripped" : "") + ")" + suffix;
         return extraction;
     };
 

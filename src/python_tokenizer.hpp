@@ -63,7 +63,10 @@ inline bool is_string_prefix(std::string_view word) noexcept {
 
 class Tokenizer {
 public:
-    explicit Tokenizer(std::string_view code) : code_(code) { result_.line_continues.push_back(false); }
+    explicit Tokenizer(std::string_view code) : code_(code) {
+        result_.line_continues.push_back(false);
+        result_.tokens.reserve(code.size() / 4 + 16);  // about one token per four bytes of typical source
+    }
 
     PyTokens run() && {
         scan(code_.size(), false, result_.tokens);
@@ -132,8 +135,10 @@ private:
                     at_line_start = true;
                     line_has_tokens = false;
                 }
-            } else if (c == '\\' && pos_ + 1 < end && (code_[pos_ + 1] == '\n' || code_[pos_ + 1] == '\r')) {
-                pos_ += code_[pos_ + 1] == '\r' && pos_ + 2 < end && code_[pos_ + 2] == '\n' ? 3 : 2;
+            } else if (c == '\\' && pos_ + 1 < end &&
+                       (code_[pos_ + 1] == '\n' || (code_[pos_ + 1] == '\r' && pos_ + 2 < end && code_[pos_ + 2] == '\n'))) {
+                // Only "\\\n" and "\\\r\n" continue a line: a lone '\r' is no line break for split_lines either.
+                pos_ += code_[pos_ + 1] == '\r' ? 3 : 2;
                 begin_new_line(true);
             } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\\') {
                 ++pos_;

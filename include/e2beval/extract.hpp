@@ -24,6 +24,11 @@ struct CodeBlock {
 struct ExtractOptions {
     std::optional<std::string> function_name;  // prefer the code that defines this function
     Language language = Language::python;      // the language the test expects
+    // With a function_name (Python), the code keeps only what defines and supports that function: example
+    // calls, prints, asserts, test functions and classes at top level, and `if __name__ == "__main__":`
+    // sections are dropped, as their output would corrupt the tutorial's stdout comparison.
+    bool keep_main = false;      // keep `if __name__ == "__main__":` sections
+    bool keep_examples = false;  // keep top-level example calls, prints, asserts and tests
 };
 
 // How the code was found, from most to least certain.
@@ -53,6 +58,8 @@ public:
     Extraction extract(std::string_view output) const;
 
 private:
+    std::optional<Extraction> find_code(std::string_view output) const;  // try_extract before dropping examples
+
     ExtractOptions options_;
 };
 

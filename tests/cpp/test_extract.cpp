@@ -289,3 +289,56 @@ TEST_CASE("to_string of ExtractionMethod") {
     CHECK(e2beval::to_string(ExtractionMethod::any_definition) == "any_definition");
     CHECK(e2beval::to_string(ExtractionMethod::whole_output) == "whole_output");
 }
+
+TEST_CASE("with a function name: example calls, prints, tests and the __main__ section are dropped") {
+    e2beval::ExtractOptions options;
+    options.function_name = "double";
+    const std::string output =
+        "```python\n"
+        "import math\n\n"
+        "def double(x):\n    return 2 * x\n\n\n"
+        "# Example usage\n"
+        "print(double(3))\n"
+        "result = double(4)\n"
+        "assert double(0) == 0\n\n"
+        "def test_double():\n    assert double(1) == 2\n\n"
+        "if __name__ == \"__main__\":\n    print(double(5))\n"
+        "```\n";
+    const auto extraction = e2beval::CodeExtractor(options).extract(output);
+    CHECK(extraction.code == "import math\n\ndef double(x):\n    return 2 * x\n");
+    CHECK(extraction.explanation.find("dropped the if __name__ == \"__main__\": section; dropped 4 example or test "
+                                      "statements") != std::string::npos);
+
+    options.keep_main = true;
+    options.keep_examples = true;
+    CHECK(e2beval::CodeExtractor(options).extract(output).code.find("__main__") != std::string::npos);
+    // Without a function name nothing is dropped: the whole program is what runs.
+    CHECK(e2beval::CodeExtractor().extract(output).code.find("print(double(3))") != std::string::npos);
+}
+
+TEST_CASE("a >>> session becomes the code typed at its prompts") {
+    e2beval::ExtractOptions options;
+    options.function_name = "inc";
+    const auto extraction = e2beval::CodeExtractor(options).extract(
+        "```pycon\n>>> def inc(x):\n...     return x + 1\n...\n>>> inc(1)\n2\n```\n");
+    CHECK(extraction.code == "def inc(x):\n    return x + 1\n");
+    CHECK(extraction.explanation.find("a >>> session") != std::string::npos);
+}
+
+TEST_CASE("a byte-order mark, typescript tags and exports") {
+    CHECK(e2beval::CodeExtractor().extract("\xEF\xBB\xBF```python\nx = 1\n```\n").code == "x = 1\n");
+    e2beval::ExtractOptions options;
+    options.language = Language::javascript;
+    options.function_name = "add";
+    const auto typescript = e2beval::CodeExtractor(options).extract("```ts\nexports.add = (a, b) => a + b;\n```\n");
+    CHECK(typescript.code == "exports.add = (a, b) => a + b;\n");
+    CHECK(typescript.language == Language::javascript);
+}
+
+TEST_CASE("a local variable does not pull in another block's function of the same name") {
+    e2beval::ExtractOptions options;
+    options.function_name = "top";
+    const auto extraction = e2beval::CodeExtractor(options).extract(
+        "```python\ndef best(xs):\n    return max(xs)\n```\n\n```python\ndef top(xs):\n    best = xs[0]\n    return best\n```\n");
+    CHECK(extraction.code == "def top(xs):\n    best = xs[0]\n    return best\n");
+}

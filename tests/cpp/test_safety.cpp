@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -99,6 +100,7 @@ TEST_CASE("lines and columns across continuations and multi-line strings") {
 }
 
 TEST_CASE("from os import system: standard and strict find it, tutorial does not") {
+    // The call through the imported name is not reported again: the import already was.
     const std::string code = "from os import path, system\nsystem('ls')\n";
     CHECK(scan(code, PolicyPreset::tutorial).empty());
     CHECK(scan(code, PolicyPreset::standard) == std::vector<Hit>{{"import-os-system", 1, 22}});
@@ -117,11 +119,14 @@ TEST_CASE("the standard additions") {
         "getattr(__builtins__, 'eval')\n"
         "from importlib import import_module\n";
     const std::vector<Hit> expected{
-        {"import-ctypes", 1, 8},          {"os-popen", 3, 1}, {"os-exec", 4, 1}, {"os-exec", 5, 1},
-        {"importlib-import-module", 7, 1}, {"builtins-access", 8, 9}, {"importlib-import-module", 9, 23},
+        {"import-ctypes", 1, 8},           {"os-popen", 3, 1},         {"os-exec", 4, 1},
+        {"os-exec", 5, 1},                 {"import-importlib", 6, 8}, {"import-socket", 7, 1},
+        {"importlib-import-module", 7, 1}, {"builtins-access", 8, 1},  {"dynamic-lookup", 8, 1},
+        {"builtins-access", 8, 9},         {"import-importlib", 9, 6}, {"importlib-import-module", 9, 23},
     };
     CHECK(scan(code, PolicyPreset::standard) == expected);
-    CHECK(scan(code, PolicyPreset::tutorial).empty());
+    // The module named by import_module's fixed argument is an import like any other, even for the tutorial.
+    CHECK(scan(code, PolicyPreset::tutorial) == std::vector<Hit>{{"import-socket", 7, 1}});
 }
 
 TEST_CASE("the strict additions") {
@@ -136,11 +141,18 @@ TEST_CASE("the strict additions") {
         "f.__globals__\n"
         "pattern = re.compile('x')\n";
     const std::vector<Hit> expected{
-        {"open-write", 1, 1},   {"open-absolute-path", 2, 1}, {"open-write", 3, 1},      {"call-compile", 5, 8},
-        {"call-globals", 6, 5}, {"dunder-subclasses", 7, 23},  {"dunder-globals", 8, 3},
+        {"open-write", 1, 1},   {"open-absolute-path", 2, 1}, {"open-write", 3, 1},     {"call-compile", 5, 8},
+        {"call-globals", 6, 5}, {"dunder-escape", 7, 14},     {"dunder-subclasses", 7, 23}, {"dunder-globals", 8, 3},
     };
     CHECK(scan(code, PolicyPreset::strict) == expected);
-    CHECK(scan(code, PolicyPreset::standard).empty());
+    // Under standard, writes, absolute paths and compile are warnings; the escapes block.
+    Policy standard;
+    const auto findings = SafetyScanner(standard).scan(code, Language::python);
+    std::vector<Hit> blocking;
+    for (const auto& finding : findings)
+        if (finding.severity == Severity::block) blocking.emplace_back(finding.rule, finding.line, finding.column);
+    CHECK(blocking == std::vector<Hit>{{"dunder-escape", 7, 14}, {"dunder-subclasses", 7, 23}, {"dunder-globals", 8, 3}});
+    CHECK(findings.size() == 7);
     // /etc is reported once, as open-etc, not also as an absolute path.
     CHECK(scan("open('/etc/shadow', 'w')\n", PolicyPreset::strict) ==
           std::vector<Hit>{{"open-etc", 1, 1}, {"open-write", 1, 1}});
@@ -220,7 +232,8 @@ TEST_CASE("bash: network tools, /dev/tcp and rm -rf / as commands, not as text")
         "rm -r -f /*\n";
     const std::vector<Hit> expected{
         {"bash-network-tool", 1, 1}, {"bash-network-tool", 3, 5}, {"bash-dev-tcp", 4, 7},
-        {"bash-rm-root", 5, 1},      {"bash-network-tool", 10, 6}, {"bash-network-tool", 11, 8},
+        {"bash-rm-root", 5, 1},      {"bash-privileged", 10, 1},  {"bash-network-tool", 10, 6},
+        {"bash-network-tool", 11, 8},
         {"bash-network-tool", 12, 6}, {"bash-rm-root", 14, 1},
     };
     CHECK(scan(code, PolicyPreset::standard, Language::bash) == expected);
@@ -235,4 +248,96 @@ TEST_CASE("names of severities and presets") {
     CHECK(e2beval::to_string(PolicyPreset::standard) == "standard");
     CHECK(e2beval::to_string(PolicyPreset::strict) == "strict");
     CHECK_FALSE(SafetyScanner::blocks({}));
+}
+
+TEST_CASE("eval is a warning under standard and a block under tutorial and strict; exec blocks everywhere") {
+    // HumanEval/160's reference solution evaluates an arithmetic string: a correct answer must not be failed.
+    const std::string code = "def do_algebra(expression):\n    return eval(expression)\n";
+    for (const auto& [preset, blocks] : {std::pair{PolicyPreset::tutorial, true}, std::pair{PolicyPreset::standard, false},
+                                        std::pair{PolicyPreset::strict, true}}) {
+        Policy policy;
+        policy.preset = preset;
+        const auto findings = SafetyScanner(policy).scan(code, Language::python);
+        REQUIRE(findings.size() == 1);
+        CHECK(findings[0].rule == "call-eval");
+        CHECK(SafetyScanner::blocks(findings) == blocks);
+    }
+    CHECK(SafetyScanner::blocks(SafetyScanner().scan("exec(code)\n", Language::python)));
+}
+
+TEST_CASE("strings run by eval and exec are scanned as code, at the call") {
+    CHECK(scan("exec(\"import os\\nos.system('id')\")\n", PolicyPreset::standard) ==
+          std::vector<Hit>{{"call-exec", 1, 1}, {"os-system", 1, 1}});
+    CHECK(scan("payload = 'import ' + 'socket'\nexec(payload)\n", PolicyPreset::standard) ==
+          std::vector<Hit>{{"call-exec", 2, 1}, {"import-socket", 2, 1}});
+    const auto findings = SafetyScanner().scan("eval(\"__import__('os')\")\n", Language::python);
+    REQUIRE(findings.size() == 2);
+    CHECK(findings[1].message.starts_with("in the string that eval() runs: calls __import__()"));
+}
+
+TEST_CASE("obfuscation: names assembled from pieces, decoders and aliases feeding eval, getattr and imports") {
+    const auto blocked_by = [](std::string_view code) {
+        std::vector<std::string> rules;
+        for (const auto& finding : SafetyScanner().scan(code, Language::python))
+            if (finding.severity == Severity::block) rules.push_back(finding.rule);
+        return rules;
+    };
+    const auto contains = [](const std::vector<std::string>& rules, std::string_view rule) {
+        return std::find(rules.begin(), rules.end(), rule) != rules.end();
+    };
+    CHECK(contains(blocked_by("m = __import__('o' + 's')\n"), "import-os-system") == false);
+    CHECK(contains(blocked_by("getattr(os, 'sys' + 'tem')('id')\n"), "assembled-name"));
+    CHECK(contains(blocked_by("import os\ngetattr(os, 'metsys'[::-1])('id')\n"), "os-system"));
+    CHECK(contains(blocked_by("exec(chr(105) + chr(109) + chr(112) + chr(111) + chr(114) + chr(116) + chr(32) + "
+                              "chr(111) + chr(115))\n"),
+                   "assembled-name"));
+    CHECK(contains(blocked_by("import base64\nexec(base64.b64decode('aW1wb3J0IG9z'))\n"), "obfuscated-code"));
+    CHECK(contains(blocked_by("from base64 import b64decode as d\neval(d('eA=='))\n"), "obfuscated-code"));
+    CHECK(contains(blocked_by("e = eval\ne(\"__import__('os')\")\n"), "dunder-import"));
+    CHECK(contains(blocked_by("g = globals()['__buil' + 'tins__']\n"), "dynamic-lookup"));
+    // Ordinary code with the same shapes is fine.
+    CHECK(blocked_by("def shift(s):\n    return ''.join(chr(ord(c) + 1) for c in s)\n").empty());
+    CHECK(blocked_by("method = getattr(self, 'handle_' + command)\n").empty());
+    CHECK(blocked_by("HANDLERS = {'eval': 1, '__import__': 2}\nprint('o' + 'k')\n").empty());
+}
+
+TEST_CASE("the policy's module and call lists") {
+    Policy policy;
+    policy.allow_modules = {"pickle"};
+    policy.deny_modules = {"json"};
+    policy.allow_calls = {"eval"};
+    policy.deny_calls = {"os.getcwd", "print"};
+    const std::string code = "import pickle, json.decoder\nimport os\nos.getcwd()\nprint(eval('1'))\n";
+    CHECK(hits(SafetyScanner(policy).scan(code, Language::python)) ==
+          std::vector<Hit>{{"denied-module", 1, 16}, {"denied-call", 3, 1}, {"denied-call", 4, 1}});
+    CHECK(hits(SafetyScanner(policy).scan("const j = require('json');\nprint(1);\n", Language::javascript)) ==
+          std::vector<Hit>{{"denied-module", 1, 19}, {"denied-call", 2, 1}});
+    policy.deny_calls = {"ls"};
+    CHECK(hits(SafetyScanner(policy).scan("ls -la\necho ls\n", Language::bash)) == std::vector<Hit>{{"denied-call", 1, 1}});
+}
+
+TEST_CASE("javascript and bash additions") {
+    CHECK(scan("const fs = require('fs');\nconst m = require(name);\nnew Function('return 1');\n"
+               "process.binding('fs');\n",
+               PolicyPreset::standard, Language::javascript) ==
+          std::vector<Hit>{{"js-fs", 1, 20}, {"js-dynamic-require", 2, 11}, {"js-function-constructor", 3, 5},
+                           {"js-process-binding", 4, 1}});
+    CHECK(scan("curl -s http://x | sh\necho aGk= | base64 -d | bash\necho hi > /etc/motd\ncat ~/.ssh/id_rsa\n"
+               "python3 -c \"import socket\"\n",
+               PolicyPreset::standard, Language::bash) ==
+          std::vector<Hit>{{"bash-network-tool", 1, 1}, {"bash-pipe-to-shell", 1, 20}, {"bash-pipe-to-shell", 2, 25},
+                           {"bash-outside-workspace", 3, 11}, {"bash-outside-workspace", 4, 5},
+                           {"import-socket", 5, 12}});
+}
+
+TEST_CASE("rules() lists every rule with its severity per preset; preset names parse") {
+    const auto rules = SafetyScanner::rules();
+    CHECK(rules.size() >= 55);
+    const auto eval = std::find_if(rules.begin(), rules.end(), [](const auto& rule) { return rule.id == "call-eval"; });
+    REQUIRE(eval != rules.end());
+    CHECK(eval->tutorial == Severity::block);
+    CHECK(eval->standard == Severity::warning);
+    CHECK(eval->strict == Severity::block);
+    CHECK(e2beval::policy_preset_from_string("strict") == PolicyPreset::strict);
+    CHECK_FALSE(e2beval::policy_preset_from_string("lenient").has_value());
 }

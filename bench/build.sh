@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds and runs the throughput bench (optimised, no sanitizers): bench/build.sh [repo-root]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p build/bench
+g++ -std=c++20 -O2 -DNDEBUG -Iinclude -Isrc bench/scan_extract_bench.cpp src/extract.cpp src/safety.cpp src/text.cpp \
+  src/error.cpp src/types.cpp -o build/bench/scan_extract_bench
+./build/bench/scan_extract_bench "$PWD"
