@@ -42,6 +42,7 @@ json::object to_json(const ExecResult& result) {
     object["denied_syscalls"] = std::move(denied);
     object["isolation_level"] = result.isolation_level;
     object["cgroup_version"] = result.cgroup_version;
+    object["warm"] = result.warm;
     return object;
 }
 

@@ -4,6 +4,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+
 #include <boost/json.hpp>
 
 #include "e2beval/batch.hpp"
@@ -46,6 +51,17 @@ json::object parse_object(const std::string& text, const char* what) {
     return std::move(value.get_object());
 }
 
+// One sandbox per interpreter and pool setting for the whole process, so its warm pool survives between
+// calls (the zygotes die with the process).
+LocalSandbox& shared_sandbox(const LocalSandboxOptions& options, const std::string& key) {
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<LocalSandbox>> sandboxes;
+    std::lock_guard lock(mutex);
+    auto& sandbox = sandboxes[key];
+    if (!sandbox) sandbox = std::make_unique<LocalSandbox>(options);
+    return *sandbox;
+}
+
 LocalSandboxOptions sandbox_options(const std::string& python_json, const std::string& python_executable) {
     LocalSandboxOptions options;
     options.python_executable = python_executable;
@@ -57,6 +73,12 @@ LocalSandboxOptions sandbox_options(const std::string& python_json, const std::s
     for (const auto& path : object.at("read_only_paths").as_array()) info.read_only_paths.emplace_back(path.as_string());
     options.python_info = std::move(info);
     return options;
+}
+
+LocalSandbox& sandbox_for(const std::string& python_json, const std::string& python_executable, bool pool) {
+    auto options = sandbox_options(python_json, python_executable);
+    options.pool.enabled = pool;
+    return shared_sandbox(options, python_json + "\n" + python_executable + "\n" + (pool ? "warm" : "cold"));
 }
 
 std::string extract_json(const std::string& output, std::optional<std::string> function_name, const std::string& language) {
@@ -75,7 +97,7 @@ std::string scan_json(const std::string& code, const std::string& language, cons
 std::string execute_json(const std::string& code, const std::string& language, const std::string& stdin_data,
                          const std::map<std::string, std::string>& env, const std::string& limits_json,
                          const std::string& isolation_json, const std::string& python_json,
-                         const std::string& python_executable) {
+                         const std::string& python_executable, bool pool) {
     ExecRequest request;
     request.code = code;
     request.language = parse_language(language);
@@ -83,20 +105,20 @@ std::string execute_json(const std::string& code, const std::string& language, c
     request.env = env;
     request.limits = limits_from_json(parse_object(limits_json, "limits"));
     request.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
-    LocalSandbox sandbox(sandbox_options(python_json, python_executable));
+    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
     return json::serialize(to_json(sandbox.execute(request)));
 }
 
 std::string evaluate_json(const std::string& output, const std::string& vars_json, const std::string& policy, bool scan,
                           const std::string& limits_json, const std::string& isolation_json,
-                          const std::string& python_json, const std::string& python_executable) {
+                          const std::string& python_json, const std::string& python_executable, bool pool) {
     const auto spec = TestSpec::from_vars_json(vars_json);
     RunnerOptions options;
     options.policy = parse_policy(policy);
     options.scan = scan;
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
-    LocalSandbox sandbox(sandbox_options(python_json, python_executable));
+    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
     return json::serialize(to_json(Runner(sandbox, options).evaluate(output, spec)));
 }
 
@@ -118,7 +140,7 @@ ExecRequest request_from_json(const json::object& item, const Limits& limits, co
 
 std::string execute_many_json(const std::string& requests_json, std::size_t jobs, const std::string& limits_json,
                               const std::string& isolation_json, const std::string& python_json,
-                              const std::string& python_executable) {
+                              const std::string& python_executable, bool pool) {
     boost::system::error_code ec;
     const auto value = json::parse(requests_json, ec);
     if (ec || !value.is_array()) throw input_error("requests must be a list");
@@ -134,7 +156,7 @@ std::string execute_many_json(const std::string& requests_json, std::size_t jobs
             requests.emplace_back();  // placeholder, replaced below
         }
     }
-    LocalSandbox sandbox(sandbox_options(python_json, python_executable));
+    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
     BatchOptions options;
     options.jobs = jobs;
     auto results = execute_many(sandbox, requests, options);
@@ -152,7 +174,7 @@ std::string execute_many_json(const std::string& requests_json, std::size_t jobs
 
 std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, const std::string& policy, bool scan,
                                const std::string& limits_json, const std::string& isolation_json,
-                               const std::string& python_json, const std::string& python_executable) {
+                               const std::string& python_json, const std::string& python_executable, bool pool) {
     boost::system::error_code ec;
     const auto value = json::parse(items_json, ec);
     if (ec || !value.is_array()) throw input_error("items must be a list");
@@ -174,7 +196,7 @@ std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, 
             invalid[i] = failure.what();
         }
     }
-    LocalSandbox sandbox(sandbox_options(python_json, python_executable));
+    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
     BatchOptions batch;
     batch.jobs = jobs;
     auto verdicts = evaluate_many(sandbox, options, items, batch);
@@ -199,6 +221,27 @@ std::size_t write_report(const std::string& results_dir, const std::string& outp
 }
 
 }  // namespace
+
+void warm_up(std::size_t zygotes, const std::string& isolation_json, const std::string& python_json,
+             const std::string& python_executable) {
+    sandbox_for(python_json, python_executable, true).warm_up(zygotes, isolation_from_json(parse_object(isolation_json, "isolation")));
+}
+
+// The live zygotes: their interpreter's host pid (a child of the sandbox's init) and resident memory.
+std::string pool_info_json(const std::string& python_json, const std::string& python_executable) {
+    json::array zygotes;
+    for (const int init : sandbox_for(python_json, python_executable, true).zygote_pids()) {
+        std::ifstream children("/proc/" + std::to_string(init) + "/task/" + std::to_string(init) + "/children");
+        int zygote = 0;
+        children >> zygote;
+        std::uint64_t rss_kib = 0;
+        std::ifstream status("/proc/" + std::to_string(zygote) + "/status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("VmRSS:", 0) == 0) rss_kib = std::stoull(line.substr(6));
+        zygotes.push_back(json::object{{"pid", zygote}, {"init_pid", init}, {"rss_bytes", rss_kib * 1024}});
+    }
+    return json::serialize(zygotes);
+}
 
 std::string doctor_json(const std::string& python_json, const std::string& python_executable) {
     const auto report = diagnose_host(sandbox_options(python_json, python_executable));
@@ -242,13 +285,19 @@ PYBIND11_MODULE(_core, m) {
     m.def("extract", &extract_json, py::arg("output"), py::arg("function_name"), py::arg("language"), release);
     m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
-          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
+          py::arg("pool"), release);
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
-          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
+          py::arg("pool"), release);
     m.def("execute_many", &execute_many_json, py::arg("requests_json"), py::arg("jobs"), py::arg("limits_json"),
-          py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
+          py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), py::arg("pool"), release);
     m.def("evaluate_many", &evaluate_many_json, py::arg("items_json"), py::arg("jobs"), py::arg("policy"), py::arg("scan"),
-          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), release);
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
+          py::arg("pool"), release);
+    m.def("warm_up", &warm_up, py::arg("zygotes"), py::arg("isolation_json"), py::arg("python_json"),
+          py::arg("python_executable"), release);
+    m.def("pool_info", &pool_info_json, py::arg("python_json"), py::arg("python_executable"), release);
     m.def("doctor", &doctor_json, py::arg("python_json"), py::arg("python_executable"), release);
     m.def("write_metrics", &write_metrics_json, py::arg("record_json"), py::arg("directory"), release);
     m.def("write_report", &write_report, py::arg("results_dir"), py::arg("output"), release);

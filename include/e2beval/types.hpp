@@ -102,6 +102,7 @@ struct ExecResult {
     // The isolation that was in force: "full" or "standard", and the cgroup mechanism ("v1", "v2", "none").
     std::string isolation_level;
     std::string cgroup_version;
+    bool warm = false;  // run by a warm-pool zygote (same isolation, no interpreter start-up)
     // One sentence a user can act on, e.g. "killed after the 10 s wall-clock limit".
     std::string detail;
 

@@ -32,6 +32,8 @@ __all__ = [
     "write_metrics",
     "gen_report",
     "doctor",
+    "warm_up",
+    "pool_info",
     "__version__",
 ]
 
@@ -137,12 +139,15 @@ def execute(
     timeout: Optional[float] = None,
     isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
+    pool: bool = True,
 ) -> dict:
     """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ...}``.
 
     Nothing from this process's environment reaches the code; pass ``env`` for what it should see.
     ``isolation`` takes ``network`` (False; True is an explicit opt-in), ``seccomp`` ("deny" or "kill")
     and ``minimum_level`` ("standard" or "full": refuse to run without cgroup limits).
+    ``pool=True`` forks the execution from a warm zygote kept by this process (same isolation, no
+    interpreter start-up); ``pool=False`` starts a cold sandbox.
     """
     return _json.loads(
         _core.execute(
@@ -154,6 +159,7 @@ def execute(
             _isolation_json(isolation),
             _interpreter_json(python),
             python or "",
+            bool(pool),
         )
     )
 
@@ -168,6 +174,7 @@ def evaluate(
     timeout: Optional[float] = None,
     isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
+    pool: bool = True,
 ) -> dict:
     """Evaluate a model's answer against a test given as promptfoo vars.
 
@@ -190,6 +197,7 @@ def evaluate(
             _isolation_json(isolation),
             _interpreter_json(python),
             python or "",
+            bool(pool),
         )
     )
 
@@ -202,6 +210,7 @@ def execute_many(
     timeout: Optional[float] = None,
     isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
+    pool: bool = True,
 ) -> List[dict]:
     """Run many programs, ``jobs`` sandboxes at a time; results in input order, like ``execute``'s.
 
@@ -220,7 +229,7 @@ def execute_many(
     return _json.loads(
         _core.execute_many(
             _json.dumps(items), _jobs(jobs), _limits_json(limits, timeout), _isolation_json(isolation),
-            _interpreter_json(python), python or "",
+            _interpreter_json(python), python or "", bool(pool),
         )
     )
 
@@ -235,6 +244,7 @@ def evaluate_many(
     timeout: Optional[float] = None,
     isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
+    pool: bool = True,
 ) -> List[dict]:
     """Evaluate many ``(output, vars)`` pairs (or ``{output, vars}``), ``jobs`` sandboxes at a time.
 
@@ -248,7 +258,7 @@ def evaluate_many(
     return _json.loads(
         _core.evaluate_many(
             _json.dumps(payload), _jobs(jobs), policy, bool(scan), _limits_json(limits, timeout),
-            _isolation_json(isolation), _interpreter_json(python), python or "",
+            _isolation_json(isolation), _interpreter_json(python), python or "", bool(pool),
         )
     )
 
@@ -257,6 +267,16 @@ def _jobs(jobs: int) -> int:
     if not isinstance(jobs, int) or not 1 <= jobs <= 256:
         raise InputError(f"jobs must be a whole number from 1 to 256, got {jobs!r}")
     return jobs
+
+
+def warm_up(zygotes: int = 1, *, isolation: Optional[Mapping[str, Any]] = None, python: Optional[str] = None) -> None:
+    """Start warm-pool zygotes ahead of time (otherwise the first executions start them)."""
+    _core.warm_up(_jobs(zygotes), _isolation_json(isolation), _interpreter_json(python), python or "")
+
+
+def pool_info(python: Optional[str] = None) -> List[dict]:
+    """The live zygotes: ``[{pid, init_pid, rss_bytes}]`` (host pids)."""
+    return _json.loads(_core.pool_info(_interpreter_json(python), python or ""))
 
 
 def doctor(python: Optional[str] = None) -> dict:

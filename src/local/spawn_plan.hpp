@@ -63,6 +63,10 @@ struct SpawnPlan {
     // process sends the filter's listener fd to the supervisor before it execs.
     std::vector<sock_filter> seccomp_filter;
     bool seccomp_reports_denials = false;
+    // Warm pool: the program is the zygote. It keeps CAP_SYS_ADMIN and CAP_SETPCAP (ambient, inside the
+    // user namespace only) to build each execution's namespaces and mounts, and fd 3 as its control
+    // channel; rlimits, no_new_privs, seccomp and dropping every capability happen per execution.
+    bool zygote = false;
 
     // Pointers into `arguments` and `environment`, built by finalize() in the parent.
     std::vector<char*> argv;
@@ -71,13 +75,23 @@ struct SpawnPlan {
 };
 
 // What the child tells the parent through the report pipe: a setup failure or the program's end.
+// The warm pool's zygote (src/local/python_zygote.py) packs the same layout with struct '=iiqq160s256s'.
 struct ChildReport {
-    enum Kind : int { setup_failed = 1, program_ended = 2, seccomp_listener = 3 };  // 3 carries an fd
-    int kind = 0;
-    int value = 0;  // errno for setup_failed, wait status for program_ended
+    enum Kind : std::int32_t {
+        setup_failed = 1,      // value: errno; call/path: what failed
+        program_ended = 2,     // value: wait status; peak_rss_kib/cpu_us: the program's usage (warm pool)
+        seccomp_listener = 3,  // carries the seccomp listener fd
+        program_started = 4,   // warm pool: carries the program's pidfd; the program waits for "go"
+        zygote_ready = 5,      // warm pool: the zygote has started and imported its modules
+    };
+    std::int32_t kind = 0;
+    std::int32_t value = 0;
+    std::int64_t peak_rss_kib = -1;
+    std::int64_t cpu_us = -1;
     char call[160] = {};
     char path[256] = {};
 };
+static_assert(sizeof(ChildReport) == 440, "the zygote packs this layout");
 
 }  // namespace e2beval::local
 

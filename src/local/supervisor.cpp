@@ -9,7 +9,9 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -21,8 +23,10 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/json.hpp>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
 
@@ -35,6 +39,7 @@
 namespace e2beval::local {
 
 namespace asio = boost::asio;
+namespace json = boost::json;
 
 namespace {
 
@@ -93,11 +98,15 @@ std::uint64_t namespace_flags(const IsolationProfile& isolation) {
     return flags;
 }
 
-Spawned spawn(SupervisionRequest& request) {
-    if (request.stdin_data.size() > (1u << 20))
+void check_stdin_size(const std::string& data) {
+    if (data.size() > (1u << 20))
         throw sandbox_error("stdin for the sandbox is larger than 1 MiB; pass the data as a file instead",
                             errc::invalid_input);
-    // 1. cgroup: limits and accounting for the whole tree, or none when the host has no usable cgroups.
+}
+
+// The execution's cgroup: limits and accounting for the whole tree, or none when the host has none
+// (refused when the caller's minimum level needs one).
+std::optional<SandboxCgroup> execution_cgroup(const SupervisionRequest& request) {
     auto cgroup = SandboxCgroup::create(request.limits);
     if (!cgroup && request.isolation.minimum_level == IsolationLevel::full) {
         std::string why;
@@ -106,6 +115,13 @@ Spawned spawn(SupervisionRequest& request) {
                                 "); " + cgroup_support().fix + ", or accept level 'standard' (rlimits only)",
                             errc::unsupported);
     }
+    return cgroup;
+}
+
+Spawned spawn(SupervisionRequest& request, bool with_cgroup = true) {
+    check_stdin_size(request.stdin_data);
+    // 1. cgroup (a zygote has none: each of its executions gets its own).
+    std::optional<SandboxCgroup> cgroup = with_cgroup ? execution_cgroup(request) : std::nullopt;
     // 2. pipes and the report socket.
     UniqueFd stdin_read = prefilled_stdin(request.stdin_data);
     Pipe out = make_pipe(), err = make_pipe(), go = make_pipe();
@@ -172,28 +188,43 @@ bool stderr_reports(const std::string& stderr_data, std::string_view marker) {
     return stderr_data.find(marker, tail_start) != std::string::npos;
 }
 
+// Watches one execution. Cold: the sandbox's init is our child (pidfd, wait4, its report). Warm: the
+// program was forked by a zygote; its pidfd and end arrive as reports, and the end of the report channel
+// means the program and its keeper are gone.
 class Supervision : public std::enable_shared_from_this<Supervision> {
 public:
     Supervision(asio::any_io_executor executor, SupervisionRequest& request, Spawned spawned,
-                asio::any_completion_handler<void(ExecResult)> handler)
+                asio::any_completion_handler<void(ExecResult)> handler, WarmHooks warm = {})
         : limits_(request.limits),
           isolation_(request.isolation),
           language_(request.language),
           pid_(spawned.pid),
-          pidfd_(executor, spawned.pidfd.release()),
+          pidfd_(executor),
           stdout_(executor, spawned.stdout_read.release()),
           stderr_(executor, spawned.stderr_read.release()),
           report_(executor, spawned.report.release()),
           listener_(executor),
+          zygote_exit_(executor),
           timer_(executor),
           cpu_timer_(executor),
           cgroup_(std::move(spawned.cgroup)),
           handler_(std::move(handler)),
-          started_(std::chrono::steady_clock::now()) {}
+          warm_(std::move(warm)),
+          started_(std::chrono::steady_clock::now()) {
+        if (spawned.pidfd) pidfd_.assign(spawned.pidfd.release());
+        if (warm_.zygote_pidfd >= 0) zygote_exit_.assign(std::exchange(warm_.zygote_pidfd, -1));
+    }
 
     ~Supervision() {
         // Abandoned before the end (its executor stopped): the sandbox must not outlive us.
-        if (!reaped_) kill_and_reap(pid_, pidfd_.native_handle());
+        if (reaped_) return;
+        if (!warm()) {
+            kill_and_reap(pid_, pidfd_.native_handle());
+            return;
+        }
+        if (pidfd_.is_open()) ::syscall(SYS_pidfd_send_signal, pidfd_.native_handle(), SIGKILL, nullptr, 0);
+        else if (warm_.kill_zygote) warm_.kill_zygote();
+        if (warm_.release) warm_.release(false);
     }
 
     void start() {
@@ -202,8 +233,13 @@ public:
             if (!ec) self->kill_for(Outcome::timeout);
         });
         if (cgroup_) poll_cpu();
-        pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
-                          [self = shared_from_this()](boost::system::error_code) { self->on_exit(); });
+        if (!warm())
+            pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
+                              [self = shared_from_this()](boost::system::error_code) { self->on_exit(); });
+        if (zygote_exit_.is_open())
+            zygote_exit_.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
+                if (!ec) self->on_zygote_exit();
+            });
         read_output(stdout_, result_.stdout_data, result_.stdout_truncated, stdout_open_);
         read_output(stderr_, result_.stderr_data, result_.stderr_truncated, stderr_open_);
         read_reports();
@@ -256,8 +292,20 @@ private:
             const ssize_t n = ::recvmsg(report_.native_handle(), &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) return errno == EAGAIN;
-            if (n == 0) return false;
+            if (n == 0) {
+                if (warm() && !reaped_) on_warm_end();
+                return false;
+            }
             if (n != static_cast<ssize_t>(sizeof report)) continue;
+            if (report.kind == ChildReport::program_started) {
+                const cmsghdr* header = CMSG_FIRSTHDR(&message);
+                if (header && header->cmsg_type == SCM_RIGHTS) {
+                    int fd = -1;
+                    std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
+                    on_warm_start(fd);
+                }
+                continue;
+            }
             if (report.kind == ChildReport::seccomp_listener) {
                 const cmsghdr* header = CMSG_FIRSTHDR(&message);
                 if (header && header->cmsg_type == SCM_RIGHTS) {
@@ -278,8 +326,12 @@ private:
             if (ec || !self->listener_.is_open()) return;
             seccomp_notif request{};
             if (::ioctl(self->listener_.native_handle(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) {
+                // ENOENT: the caller died before we received its call. POLLHUP: nobody uses the filter
+                // any more, so no call can come: stop listening (re-arming would spin).
+                pollfd state{self->listener_.native_handle(), POLLIN, 0};
+                if (::poll(&state, 1, 0) > 0 && (state.revents & POLLHUP)) return;
                 if (errno == EINTR || errno == ENOENT) return self->answer_denials();
-                return;  // EPOLLHUP: no process uses the filter any more
+                return;
             }
             const auto name = syscall_name(request.data.arch, request.data.nr);
             auto& denied = self->result_.denied_syscalls;
@@ -310,7 +362,88 @@ private:
     void kill_for(Outcome reason) {
         if (reaped_ || killed_for_) return;
         killed_for_ = reason;
-        ::syscall(SYS_pidfd_send_signal, pidfd_.native_handle(), SIGKILL, nullptr, 0);
+        if (pidfd_.is_open()) {
+            ::syscall(SYS_pidfd_send_signal, pidfd_.native_handle(), SIGKILL, nullptr, 0);
+        } else if (warm_.kill_zygote) {
+            // The zygote never handed over the program: it is broken, and goes with everything in it.
+            zygote_healthy_ = false;
+            warm_.kill_zygote();
+        }
+    }
+
+    bool warm() const noexcept { return static_cast<bool>(warm_.release); }
+
+    // Warm: the program exists and waits; put it into its cgroup, then let it run.
+    void on_warm_start(int pidfd) {
+        program_started_ = true;
+        pidfd_.assign(pidfd);
+        try {
+            if (cgroup_) cgroup_->add_process(pid_of(pidfd));
+        } catch (const std::exception& failure) {
+            pollfd state{pidfd, POLLIN, 0};
+            if (::poll(&state, 1, 0) > 0) {
+                // The program died before it could run anything: its zygote was killed under it.
+                // Like a zygote that died before forking, the execution will run cold.
+                program_started_ = false;
+                zygote_healthy_ = false;
+                return;
+            }
+            setup_failure_ = failure.what();
+            return kill_for(Outcome::sandbox_error);
+        }
+        ::send(report_.native_handle(), "g", 1, MSG_NOSIGNAL);
+    }
+
+    // Warm: the zygote died. What we sent it may be stuck in its socket, so no end-of-file will come:
+    // before the program started, run the request cold; after, finish with what we have.
+    void on_zygote_exit() {
+        if (finished_ || reaped_) return;
+        if (!program_started_ && !killed_for_ && warm_.run_cold) {
+            finished_ = true;
+            reaped_ = true;
+            zygote_exit_.close();
+            timer_.cancel();
+            cpu_timer_.cancel();
+            stdout_.close();
+            stderr_.close();
+            report_.close();
+            listener_.close();
+            cgroup_.reset();
+            auto release = std::move(warm_.release);
+            warm_.release = nullptr;
+            release(false);
+            return warm_.run_cold(std::move(handler_));
+        }
+        zygote_healthy_ = false;
+        drain_reports();
+        if (!reaped_) on_warm_end();
+        stdout_.close();
+        stderr_.close();
+    }
+
+    // Warm: the zygote closed the report channel after reporting the program's end (or died).
+    void on_warm_end() {
+        reaped_ = true;
+        result_.wall_time = std::chrono::steady_clock::now() - started_;
+        if (last_report_ && last_report_->kind == ChildReport::program_ended) {
+            if (last_report_->cpu_us >= 0) result_.cpu_time = std::chrono::microseconds(last_report_->cpu_us);
+            if (last_report_->peak_rss_kib > 0)
+                result_.peak_memory_bytes = static_cast<std::uint64_t>(last_report_->peak_rss_kib) * 1024u;
+        } else if (!last_report_ || last_report_->kind != ChildReport::setup_failed) {
+            zygote_healthy_ = false;
+        }
+        if (last_report_ && last_report_->kind == ChildReport::setup_failed) zygote_healthy_ = false;
+        timer_.cancel();
+        cpu_timer_.cancel();
+        maybe_finish();
+    }
+
+    // The program's pid in our pid namespace, from its pidfd (cgroup v1 takes pids).
+    static pid_t pid_of(int pidfd) {
+        std::ifstream info("/proc/self/fdinfo/" + std::to_string(pidfd));
+        for (std::string line; std::getline(info, line);)
+            if (line.rfind("Pid:", 0) == 0) return static_cast<pid_t>(std::stol(line.substr(4)));
+        throw sandbox_error("cannot read the program's pid from its pidfd");
     }
 
     void on_exit() {
@@ -337,6 +470,18 @@ private:
     void maybe_finish() {
         if (!reaped_ || stdout_open_ || stderr_open_ || finished_) return;
         finished_ = true;
+        zygote_exit_.close();  // an idle zygote lives on: waiting for its end would keep the loop running
+        if (warm() && !program_started_ && !killed_for_ && warm_.run_cold &&
+            !(last_report_ && last_report_->kind == ChildReport::setup_failed)) {
+            // The zygote was gone before it forked the program: nothing ran, so run it cold instead.
+            report_.close();
+            cgroup_.reset();
+            auto release = std::move(warm_.release);
+            warm_.release = nullptr;
+            release(false);
+            reaped_ = true;
+            return warm_.run_cold(std::move(handler_));
+        }
         drain_reports();
         report_.close();
         listener_.close();
@@ -344,14 +489,23 @@ private:
             cgroup_usage_ = cgroup_->usage();
             // The cgroup sees the whole tree, also processes killed before anyone reaped them.
             if (cgroup_usage_.cpu_time) result_.cpu_time = *cgroup_usage_.cpu_time;
-            if (cgroup_usage_.peak_memory_bytes) result_.peak_memory_bytes = cgroup_usage_.peak_memory_bytes;
+            // A warm program joins its cgroup after the fork, so the pages it shares with the zygote are
+            // not charged there: its own peak RSS (from the zygote's wait4) is the better figure.
+            if (cgroup_usage_.peak_memory_bytes && !(warm() && result_.peak_memory_bytes))
+                result_.peak_memory_bytes = cgroup_usage_.peak_memory_bytes;
             result_.cgroup_version = std::string(to_string(cgroup_->version()));
             cgroup_.reset();  // removes it
         } else {
             result_.cgroup_version = "none";
         }
         result_.isolation_level = result_.cgroup_version == "none" ? "standard" : "full";
+        result_.warm = warm();
         classify();
+        if (warm()) {
+            auto release = std::move(warm_.release);
+            warm_.release = nullptr;
+            release(zygote_healthy_);
+        }
         auto handler = std::move(handler_);
         auto result = std::move(result_);
         asio::post(pidfd_.get_executor(), [handler = std::move(handler), result = std::move(result)]() mutable {
@@ -371,6 +525,7 @@ private:
     }
 
     void classify() {
+        if (!setup_failure_.empty()) return set(Outcome::sandbox_error, setup_failure_);
         if (last_report_ && last_report_->kind == ChildReport::setup_failed)
             return set(Outcome::sandbox_error, describe_setup_failure(*last_report_));
         if (killed_for_) {
@@ -429,17 +584,22 @@ private:
     asio::posix::stream_descriptor stderr_;
     asio::posix::stream_descriptor report_;
     asio::posix::stream_descriptor listener_;
+    asio::posix::stream_descriptor zygote_exit_;
     asio::steady_timer timer_;
     asio::steady_timer cpu_timer_;
     std::optional<SandboxCgroup> cgroup_;
     CgroupUsage cgroup_usage_;
     asio::any_completion_handler<void(ExecResult)> handler_;
+    WarmHooks warm_;
     std::chrono::steady_clock::time_point started_;
     std::array<char, 65536> stdout_buffer_{};
     std::array<char, 65536> stderr_buffer_{};
     ExecResult result_;
     std::optional<ChildReport> last_report_;
     std::optional<Outcome> killed_for_;
+    bool zygote_healthy_ = true;
+    bool program_started_ = false;
+    std::string setup_failure_;
     bool stdout_open_ = true;
     bool stderr_open_ = true;
     bool reaped_ = false;
@@ -447,6 +607,114 @@ private:
 };
 
 }  // namespace
+
+Zygote::Zygote(pid_t init_pid, UniqueFd init_pidfd, UniqueFd control)
+    : init_pid_(init_pid), init_pidfd_(std::move(init_pidfd)), control_(std::move(control)) {}
+
+Zygote::~Zygote() { kill(); }
+
+bool Zygote::alive() const noexcept {
+    if (reaped_) return false;
+    pollfd ready{init_pidfd_.get(), POLLIN, 0};
+    return ::poll(&ready, 1, 0) == 0;  // a pidfd becomes readable when the process exits
+}
+
+void Zygote::kill() noexcept {
+    if (reaped_) return;
+    reaped_ = true;
+    kill_and_reap(init_pid_, init_pidfd_.get());
+}
+
+std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const std::string& settings_json) {
+    Spawned spawned = spawn(request, false);
+    auto zygote = std::make_unique<Zygote>(spawned.pid, std::move(spawned.pidfd), std::move(spawned.report));
+    // Its own stdout stays unread; the zygote never writes there. Its stderr explains a failed start.
+    if (::send(zygote->control(), settings_json.data(), settings_json.size(), MSG_NOSIGNAL) < 0)
+        throw sandbox_error(describe_syscall_failure("send(zygote settings)", errno));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd ready{zygote->control(), POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&ready, 1, static_cast<int>(left.count())) == 0)
+            throw sandbox_error("the warm-pool zygote did not start within 20 s");
+        ChildReport report;
+        const ssize_t n = ::recv(zygote->control(), &report, sizeof report, MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n == static_cast<ssize_t>(sizeof report) && report.kind == ChildReport::zygote_ready) return zygote;
+        if (n == static_cast<ssize_t>(sizeof report) && report.kind == ChildReport::setup_failed)
+            throw sandbox_error("the warm-pool zygote could not start: " + describe_setup_failure(report));
+        char text[2048] = {};
+        ::fcntl(spawned.stderr_read.get(), F_SETFL, O_NONBLOCK);
+        const ssize_t got = ::read(spawned.stderr_read.get(), text, sizeof text - 1);
+        throw sandbox_error("the warm-pool zygote exited during start-up" +
+                            (got > 0 ? ": " + std::string(text, static_cast<std::size_t>(got)) : std::string()));
+    }
+}
+
+namespace {
+
+json::object warm_request_json(const SupervisionRequest& request) {
+    json::object environment;
+    for (const auto& variable : request.plan.environment) {
+        const auto equals = variable.find('=');
+        environment[variable.substr(0, equals)] = variable.substr(equals + 1);
+    }
+    json::array rlimits;
+    for (const auto& limit : request.plan.rlimits) {
+        // The zygote and the keeper run as the same id and count toward RLIMIT_NPROC too.
+        const rlim_t extra = limit.resource == RLIMIT_NPROC ? 2 : 0;
+        rlimits.push_back(json::array{limit.name, limit.soft + extra, limit.hard + extra});
+    }
+    return {{"workspace_bytes", request.limits.workspace_bytes}, {"env", std::move(environment)}, {"rlimits", std::move(rlimits)}};
+}
+
+UniqueFd code_memfd(const std::string& code) {
+    UniqueFd memory(::memfd_create("e2beval-code", MFD_CLOEXEC));
+    if (!memory) throw sandbox_error(describe_syscall_failure("memfd_create", errno));
+    std::size_t written = 0;
+    while (written < code.size()) {
+        const ssize_t n = ::write(memory.get(), code.data() + written, code.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw sandbox_error(describe_syscall_failure("write(memfd)", errno));
+        written += static_cast<std::size_t>(n);
+    }
+    ::lseek(memory.get(), 0, SEEK_SET);
+    return memory;
+}
+
+}  // namespace
+
+bool supervise_warm(asio::any_io_executor executor, Zygote& zygote, SupervisionRequest request, WarmHooks hooks,
+                    asio::any_completion_handler<void(ExecResult)>& handler) {
+    check_stdin_size(request.stdin_data);
+    auto cgroup = execution_cgroup(request);
+    UniqueFd stdin_read = prefilled_stdin(request.stdin_data);
+    Pipe out = make_pipe(), err = make_pipe();
+    ReportChannel report = make_report_channel();
+    UniqueFd code = code_memfd(request.plan.program_source);
+
+    const auto header = json::serialize(warm_request_json(request));
+    const int fds[] = {code.get(), stdin_read.get(), out.write_end.get(), err.write_end.get(), report.child_end.get()};
+    iovec payload{const_cast<char*>(header.data()), header.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
+    msghdr message{};
+    message.msg_iov = &payload;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof fds);
+    std::memcpy(CMSG_DATA(cmsg), fds, sizeof fds);
+    ++zygote.uses;
+    if (::sendmsg(zygote.control(), &message, MSG_NOSIGNAL) < 0) return false;
+
+    Spawned spawned{-1, UniqueFd(), std::move(out.read_end), std::move(err.read_end), std::move(report.parent_end),
+                    std::move(cgroup)};
+    std::make_shared<Supervision>(executor, request, std::move(spawned), std::move(handler), std::move(hooks))->start();
+    return true;
+}
 
 void supervise(asio::any_io_executor executor, SupervisionRequest request,
                asio::any_completion_handler<void(ExecResult)> handler) {

@@ -5,7 +5,11 @@
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
 
+#include <functional>
+#include <memory>
+
 #include "e2beval/types.hpp"
+#include "local/fd.hpp"
 #include "local/spawn_plan.hpp"
 #include "local/userns.hpp"
 
@@ -24,5 +28,48 @@ struct SupervisionRequest {
 // and a detail naming the syscall; the handler is always called exactly once.
 void supervise(boost::asio::any_io_executor executor, SupervisionRequest request,
                boost::asio::any_completion_handler<void(ExecResult)> handler);
+
+// A warm-pool zygote: a sandbox (same namespaces, root, identity as a cold one) whose program is the
+// zygote interpreter. Owning it keeps it alive; destroying it kills its whole pid namespace.
+class Zygote {
+public:
+    Zygote(pid_t init_pid, UniqueFd init_pidfd, UniqueFd control);
+    Zygote(const Zygote&) = delete;
+    Zygote& operator=(const Zygote&) = delete;
+    ~Zygote();
+
+    int control() const noexcept { return control_.get(); }
+    int init_pidfd() const noexcept { return init_pidfd_.get(); }
+    pid_t init_pid() const noexcept { return init_pid_; }
+    bool alive() const noexcept;  // false once its init has exited
+    void kill() noexcept;         // kills the zygote and everything it started
+    unsigned uses = 0;
+
+private:
+    pid_t init_pid_;
+    UniqueFd init_pidfd_;
+    UniqueFd control_;
+    bool reaped_ = false;
+};
+
+// Starts a zygote from `request` (plan.zygote set) and waits until it is ready; throws sandbox_error
+// with the reason when it cannot start.
+std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const std::string& settings_json);
+
+// What a warm execution calls when it is done with its zygote, or when the zygote must die.
+struct WarmHooks {
+    std::function<void(bool healthy)> release;
+    std::function<void()> kill_zygote;
+    // The zygote died before it started the program (nothing of the request ran): run it again, cold.
+    std::function<void(boost::asio::any_completion_handler<void(ExecResult)>)> run_cold;
+    // A pidfd of the zygote's sandbox init (owned by the execution): readable once the zygote is gone.
+    int zygote_pidfd = -1;
+};
+
+// Runs `request` (plan.program_source, environment, rlimits; limits, isolation, stdin) in a child of
+// `zygote`, and then calls the handler exactly once (`hooks.release` before it). Returns false, leaving
+// `handler` untouched, when the zygote cannot take the request (it died); throws for bad input.
+bool supervise_warm(boost::asio::any_io_executor executor, Zygote& zygote, SupervisionRequest request,
+                    WarmHooks hooks, boost::asio::any_completion_handler<void(ExecResult)>& handler);
 
 }  // namespace e2beval::local

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "e2beval/batch.hpp"
+#include "test_sandbox.hpp"
 #include "e2beval/error.hpp"
 #include "e2beval/humaneval.hpp"
 
@@ -13,10 +14,7 @@ using namespace e2beval;
 
 namespace {
 
-LocalSandbox& sandbox() {
-    static LocalSandbox instance;
-    return instance;
-}
+LocalSandbox& sandbox() { return testing::test_sandbox(); }
 
 // ../shared/datasets beside the repository, or $E2BEVAL_HUMANEVAL (see shared/datasets/README.md).
 std::filesystem::path humaneval_path() {

@@ -13,16 +13,14 @@
 
 #include "e2beval/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "test_sandbox.hpp"
 
 using namespace e2beval;
 using namespace std::chrono_literals;
 
 namespace {
 
-LocalSandbox& sandbox() {
-    static LocalSandbox instance;
-    return instance;
-}
+LocalSandbox& sandbox() { return testing::test_sandbox(); }
 
 ExecResult run(const std::string& code, Limits limits = {}) {
     ExecRequest request;
@@ -142,7 +140,9 @@ TEST_CASE("a memory hog ends with memory_limit") {
     const auto result = run("blocks = []\nwhile True:\n    blocks.append(bytearray(8 << 20))\n", limits);
     CHECK(result.outcome == Outcome::memory_limit);
     REQUIRE(result.peak_memory_bytes.has_value());
-    CHECK(*result.peak_memory_bytes <= 128 * kMiB);
+    // Peak RSS; a warm program's also counts the interpreter pages it shares with its zygote, which are
+    // charged to the zygote, not to the program's 128 MiB.
+    CHECK(*result.peak_memory_bytes <= 160 * kMiB);
 }
 
 TEST_CASE("code cannot open a connection to a port listening on the host's 127.0.0.1") {

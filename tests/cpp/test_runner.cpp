@@ -5,16 +5,14 @@
 
 #include "e2beval/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "test_sandbox.hpp"
 #include "e2beval/runner.hpp"
 
 using namespace e2beval;
 
 namespace {
 
-LocalSandbox& sandbox() {
-    static LocalSandbox instance;
-    return instance;
-}
+LocalSandbox& sandbox() { return testing::test_sandbox(); }
 
 Verdict evaluate(const std::string& output, const std::string& vars_json) {
     return Runner(sandbox()).evaluate(output, TestSpec::from_vars_json(vars_json));

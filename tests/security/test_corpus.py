@@ -200,12 +200,20 @@ def host():
         os.environ["E2B_API_KEY"] = saved_key
 
 
-def run_case(case: Case, host: Host) -> dict:
+# Every case runs in both modes: forked from a warm-pool zygote, and in a cold sandbox. Isolation from
+# the pool must equal the cold path's.
+MODES = ["warm", "cold"]
+
+
+def run_case(case: Case, host: Host, mode: str = "cold") -> dict:
     limits = dict(DEFAULT_LIMITS)
     limits.update(case.limits)
     env = host.env()
     env.update(case.env)
-    return e2beval.execute(case.code, limits=limits, env=env)
+    result = e2beval.execute(case.code, limits=limits, env=env, pool=(mode == "warm"))
+    if mode == "warm" and not result.get("warm") and result.get("outcome") != "sandbox_error":
+        pytest.fail(f"{case.path.name}: asked for a warm execution but it ran cold", pytrace=False)
+    return result
 
 
 def describe(case: Case, result: dict) -> str:
@@ -218,9 +226,10 @@ def describe(case: Case, result: dict) -> str:
             f"  stdout:\n{excerpt(result.get('stdout', ''))}\n  stderr:\n{excerpt(result.get('stderr', ''))}")
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("case", CASES, ids=[c.path.name for c in CASES])
-def test_case(case: Case, host: Host):
-    result = run_case(case, host)
+def test_case(case: Case, mode: str, host: Host):
+    result = run_case(case, host, mode)
     problems = []
     if result["outcome"] not in case.outcomes:
         problems.append(f"outcome {result['outcome']!r} not in {sorted(case.outcomes)}")
@@ -257,10 +266,12 @@ def test_zz_host_unchanged(host: Host):
 
     problems = []
     by_name = {c.path.name: c for c in CASES}
+    e2beval.warm_up(1)  # the zygote's own fds (control socket, pidfd) are there before and after
     before = _fd_count()
-    for name in FD_CHECK_CASES:
-        if name in by_name:
-            run_case(by_name[name], host)
+    for mode in MODES:
+        for name in FD_CHECK_CASES:
+            if name in by_name:
+                run_case(by_name[name], host, mode)
     after = _fd_count()
     if after != before:
         problems.append(f"fd count of the test process changed from {before} to {after}: "

@@ -30,7 +30,20 @@ struct LocalSandboxOptions {
     std::optional<InterpreterInfo> python_info;
     // More host paths to bind read-only at the same place inside (e.g. a data directory).
     std::vector<std::string> extra_read_only_paths;
+    // Warm pool: Python executions are forked from pre-started zygotes (same isolation as a cold
+    // sandbox, without the interpreter's start-up). Zygotes start on first use or with warm_up().
+    struct Pool {
+        bool enabled = true;
+        std::size_t max_zygotes = 8;  // each serves one execution at a time; beyond this, executions run cold
+        unsigned max_uses = 500;      // a zygote is replaced after this many executions
+    } pool;
 };
+
+namespace local {
+class WarmPool;
+class Zygote;
+struct SupervisionRequest;
+}
 
 // Asks `python` (a path or a name on PATH) where it lives. Throws sandbox_error when it cannot be run.
 InterpreterInfo discover_python(const std::string& python);
@@ -53,12 +66,22 @@ public:
 
     const InterpreterInfo& python() const noexcept { return python_; }
 
+    // Starts zygotes until `count` are idle for `isolation` (no-op when the pool is disabled).
+    void warm_up(std::size_t count, const IsolationProfile& isolation = {});
+    // Host pids of the live zygotes' sandbox init processes (the zygote interpreter is its child).
+    std::vector<int> zygote_pids() const;
+
+    ~LocalSandbox() override;
+
 private:
     void start(boost::asio::any_io_executor executor, ExecRequest request,
                boost::asio::any_completion_handler<void(ExecResult)> handler);
+    local::SupervisionRequest base_request(const ExecRequest& request, bool with_filesystem) const;
+    std::unique_ptr<local::Zygote> start_zygote(const IsolationProfile& isolation) const;
 
     LocalSandboxOptions options_;
     InterpreterInfo python_;
+    std::shared_ptr<local::WarmPool> pool_;
 };
 
 }  // namespace e2beval

@@ -4,6 +4,10 @@
 # limits: {"wall_time_s": 5}
 # why: kills or stops the sandbox's init (pid 1), hoping to break the supervision (stop reaping, orphan the tree); a pid-namespace init ignores signals from inside its namespace that it has no handler for, SIGKILL and SIGSTOP included.
 import os, signal, time
+# A warm execution's program is itself pid 1 of its namespace: then /proc/1 is its own process, not an init copied from the host.
+if os.getpid() == 1:
+    print("BLOCKED pid 1 is this program itself (warm): the supervision is outside its pid namespace")
+    raise SystemExit(0)
 results = []
 for sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGTERM, signal.SIGSEGV, signal.SIGINT):
     try:

@@ -11,7 +11,10 @@ for path in ["/proc/self/exe", "/proc/1/exe", os.path.realpath("/proc/self/exe")
     else:
         os.close(fd)
         print(f"LEAKED opened {path} for writing")
+# A warm execution's program is itself pid 1 of its namespace: then /proc/1 is its own process, not an init copied from the host.
 try:
+    if os.getpid() == 1:
+        raise PermissionError(0, "pid 1 is this program itself (warm): its exe is the sandbox's read-only interpreter")
     os.open("/proc/1/exe", os.O_RDONLY)
 except OSError as e:
     print(f"BLOCKED open /proc/1/exe for reading: {e.errno}")

@@ -1,0 +1,106 @@
+// The warm pool: executions from the same zygote share nothing, a broken zygote is replaced, and the
+// pool's bookkeeping leaves nothing behind. (Every other test also runs warm and cold: see test_sandbox.hpp.)
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include "e2beval/local/local_sandbox.hpp"
+
+using namespace e2beval;
+
+namespace {
+
+LocalSandbox one_zygote_sandbox() {
+    LocalSandboxOptions options;
+    options.pool.enabled = true;
+    options.pool.max_zygotes = 1;  // both executions come from the same zygote
+    return LocalSandbox(options);
+}
+
+ExecResult run(LocalSandbox& sandbox, const std::string& code) {
+    ExecRequest request;
+    request.code = code;
+    request.limits.wall_time = std::chrono::seconds(5);
+    return sandbox.execute(request);
+}
+
+}  // namespace
+
+TEST_CASE("state does not leak between two executions from the same zygote") {
+    auto sandbox = one_zygote_sandbox();
+    sandbox.warm_up(1);
+    const auto zygotes = sandbox.zygote_pids();
+    REQUIRE(zygotes.size() == 1);
+
+    const auto first = run(sandbox,
+        "import builtins, json, os, sys, time, ctypes, socket\n"
+        "open('/tmp/left.txt', 'w').write('x')\n"
+        "open('/dev/shm/left', 'w').write('x')\n"
+        "builtins.LEFT_BEHIND = 1\n"
+        "json.dumps = lambda *a, **k: 'patched'\n"
+        "sys.modules['left_module'] = sys\n"
+        "os.environ['LEFT_ENV'] = '1'\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "print('shm', libc.shmget(0x2B2B, 4096, 0o1666))\n"  // IPC_CREAT: a SysV segment outlives processes
+        "listener = socket.socket(socket.AF_UNIX)\nlistener.bind('\\0e2beval-left')\nlistener.listen()\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    time.sleep(60)\n"
+        "print('left things behind', flush=True)\n");
+    CHECK(first.outcome == Outcome::ok);
+    CHECK(first.warm);
+    CHECK(first.stdout_data.find("left things behind") != std::string::npos);
+
+    const auto second = run(sandbox,
+        "import builtins, json, os, sys, ctypes, socket\n"
+        "print(os.path.exists('/tmp/left.txt'), os.path.exists('/dev/shm/left'))\n"
+        "print(hasattr(builtins, 'LEFT_BEHIND'), json.dumps([1]), 'left_module' in sys.modules, 'LEFT_ENV' in os.environ)\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "print(libc.shmget(0x2B2B, 4096, 0))\n"  // no IPC_CREAT: finds the segment only if it leaked
+        "s = socket.socket(socket.AF_UNIX)\n"
+        "try:\n    s.connect('\\0e2beval-left')\n    print('connected')\nexcept OSError:\n    print('no listener')\n"
+        "print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n");
+    CHECK(second.outcome == Outcome::ok);
+    CHECK(second.warm);
+    CHECK(second.stdout_data == "False False\nFalse [1] False False\n-1\nno listener\n[1]\n");
+    CHECK(sandbox.zygote_pids() == zygotes);  // really the same zygote
+}
+
+TEST_CASE("a zygote that dies is replaced, and the execution that needed it still runs") {
+    auto sandbox = one_zygote_sandbox();
+    sandbox.warm_up(1);
+    const auto before = sandbox.zygote_pids();
+    REQUIRE(before.size() == 1);
+    ::kill(before[0], SIGKILL);  // the zygote's sandbox init: takes the zygote with it
+    const auto result = run(sandbox, "print('still fine')");  // runs cold when its zygote is gone
+    CHECK(result.outcome == Outcome::ok);
+    CHECK(result.stdout_data == "still fine\n");
+    CHECK(run(sandbox, "print(1)").warm);  // and the next one has a new zygote
+    const auto after = sandbox.zygote_pids();
+    REQUIRE(after.size() == 1);
+    CHECK(after != before);
+}
+
+TEST_CASE("a zygote is recycled after its number of uses") {
+    LocalSandboxOptions options;
+    options.pool.max_zygotes = 1;
+    options.pool.max_uses = 2;
+    LocalSandbox sandbox(options);
+    std::vector<std::vector<int>> seen;
+    for (int i = 0; i < 3; ++i) {
+        CHECK(run(sandbox, "print(1)").warm);
+        seen.push_back(sandbox.zygote_pids());
+    }
+    CHECK(seen[0].size() == 1);  // the first use started it
+    CHECK(seen[1].empty());      // its second use was its last: retired
+    REQUIRE(seen[2].size() == 1);
+    CHECK(seen[2] != seen[0]);   // a new one
+}
+
+TEST_CASE("with the pool disabled every execution is cold") {
+    LocalSandboxOptions options;
+    options.pool.enabled = false;
+    LocalSandbox sandbox(options);
+    sandbox.warm_up(2);
+    CHECK(sandbox.zygote_pids().empty());
+    CHECK_FALSE(run(sandbox, "print(1)").warm);
+}
