@@ -1,0 +1,164 @@
+"""Trivial execution (`print(1)`) through e2beval.execute: p50/p99 latency warm and cold, and throughput with
+2 workers (execute_many), against a plain `python3 -c 'print(1)'` subprocess measured in the same run.
+
+Usage: .venv/bin/python bench/latency_bench.py [--warm N] [--cold N] [--warm-batch N] [--cold-batch N] [--rounds N] [--json]
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List
+
+import benchlib as bl
+
+PROGRAM = "print(1)"
+WORKERS = 2
+
+
+def check(result: Dict[str, Any], what: str) -> None:
+    if result.get("outcome") != "ok" or result.get("stdout") != "1\n":
+        raise RuntimeError(
+            f"{what}: print(1) gave outcome {result.get('outcome')!r}, stdout {result.get('stdout')!r}, "
+            f"detail {result.get('detail')!r}, stderr {str(result.get('stderr'))[-300:]!r}"
+        )
+
+
+def e2beval_latencies(e2beval: Any, count: int, what: str, **options: Any) -> List[float]:
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        result = e2beval.execute(PROGRAM, **options)
+        samples.append(time.perf_counter() - started)
+        check(result, what)
+    return samples
+
+
+def e2beval_throughput(e2beval: Any, count: int, what: str, **options: Any) -> float:
+    started = time.perf_counter()
+    results = e2beval.execute_many([PROGRAM] * count, jobs=WORKERS, **options)
+    wall = time.perf_counter() - started
+    for result in results:
+        check(result, what)
+    return count / wall
+
+
+def plain_once(python: str) -> None:
+    done = subprocess.run([python, "-c", PROGRAM], capture_output=True, text=True)
+    if done.returncode != 0 or done.stdout != "1\n":
+        raise RuntimeError(f"baseline python3 -c 'print(1)' exited {done.returncode}: {done.stderr[-300:]}")
+
+
+def plain_latencies(python: str, count: int) -> List[float]:
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        plain_once(python)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def plain_throughput(python: str, count: int) -> float:
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        list(pool.map(lambda _: plain_once(python), range(count)))
+    return count / (time.perf_counter() - started)
+
+
+def wait_for_zygotes(e2beval: Any, count: int, seconds: float = 15.0) -> None:
+    deadline = time.monotonic() + seconds
+    while len(e2beval.pool_info()) < count:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"warm_up(zygotes={count}): only {len(e2beval.pool_info())} zygotes after {seconds:.0f} s")
+        time.sleep(0.05)
+
+
+def main() -> int:
+    args = bl.parse_args(
+        __doc__.splitlines()[0],
+        lambda p: (
+            p.add_argument("--warm", type=int, default=300, help="sequential warm executions (default 300)"),
+            p.add_argument("--cold", type=int, default=100, help="sequential cold executions and baseline starts (default 100)"),
+            p.add_argument("--warm-batch", type=int, default=1000, help="execute_many size, warm (default 1000)"),
+            p.add_argument("--cold-batch", type=int, default=200, help="execute_many size, cold, and baseline batch (default 200)"),
+            p.add_argument("--rounds", type=int, default=3, help="interleaved rounds; latencies are pooled, throughput is the median"),
+        ),
+    )
+    report = bl.Report("latency", args.json)
+    import e2beval
+
+    pool = bl.module_supports_pool(e2beval)
+    python = bl.plain_python()
+    isolation = {"minimum_level": args.min_isolation}
+    cold_options: Dict[str, Any] = {"isolation": isolation, **({"pool": False} if pool else {})}
+    warm_options: Dict[str, Any] = {"isolation": isolation}
+    rounds = max(1, args.rounds)
+    report.say(f"latency: print(1); warm pool {'available' if pool else 'not available'}; baseline {python} -c 'print(1)'; "
+               f"{rounds} interleaved rounds; isolation >= {args.min_isolation}")
+
+    lat = {"warm": [], "cold": [], "plain": []}
+    thr = {"warm": [], "cold": [], "plain": []}
+    try:
+        with bl.ContentionMonitor() as monitor:
+            if pool:
+                e2beval.warm_up(zygotes=WORKERS)
+                wait_for_zygotes(e2beval, WORKERS)
+                e2beval_latencies(e2beval, 10, "warm-up", **warm_options)
+            e2beval_latencies(e2beval, 3, "warm-up (cold)", **cold_options)
+            plain_latencies(python, 3)
+            for index in range(rounds):
+                lat["plain"] += plain_latencies(python, -(-args.cold // rounds))
+                lat["cold"] += e2beval_latencies(e2beval, -(-args.cold // rounds), "cold", **cold_options)
+                if pool:
+                    lat["warm"] += e2beval_latencies(e2beval, -(-args.warm // rounds), "warm", **warm_options)
+                thr["plain"].append(plain_throughput(python, args.cold_batch))
+                thr["cold"].append(e2beval_throughput(e2beval, args.cold_batch, "cold batch", **cold_options))
+                if pool:
+                    thr["warm"].append(e2beval_throughput(e2beval, args.warm_batch, "warm batch", **warm_options))
+                report.say(
+                    f"  round {index + 1}: p50 plain {bl.ms(bl.median(lat['plain']))}, cold {bl.ms(bl.median(lat['cold']))}"
+                    + (f", warm {bl.ms(bl.median(lat['warm']))}" if pool else "")
+                    + f"; exec/s plain {thr['plain'][-1]:.0f}, cold {thr['cold'][-1]:.0f}"
+                    + (f", warm {thr['warm'][-1]:.0f}" if pool else "")
+                )
+    except (RuntimeError, e2beval.Error) as error:
+        report.error = str(error)
+        report.say(f"latency: FAILED: {error}")
+        return report.finish()
+
+    report.contention = monitor.result
+    report.say("latency: " + monitor.describe())
+    report.raw = {"latency_s": lat, "throughput_per_s": thr}
+
+    plain_p50, plain_p99 = bl.percentile(lat["plain"], 50), bl.percentile(lat["plain"], 99)
+    plain_rate = bl.median(thr["plain"])
+    base50, base99 = f"python3 {bl.ms(plain_p50)}", f"python3 {bl.ms(plain_p99)}"
+    base_rate = f"python3 {plain_rate:.0f}/s"
+
+    def latency_row(figure: str, samples: List[float], pct: float, baseline_s: float, baseline: str, target_ms: float | None) -> None:
+        value = bl.percentile(samples, pct)
+        report.row(figure, bl.ms(value), baseline, bl.times(value / baseline_s),
+                   f"<= {target_ms:g} ms" if target_ms else "(info)", (value * 1e3 <= target_ms) if target_ms else None)
+
+    if pool:
+        latency_row(f"p50, warm (n={len(lat['warm'])})", lat["warm"], 50, plain_p50, base50, 2)
+        latency_row(f"p99, warm (n={len(lat['warm'])})", lat["warm"], 99, plain_p99, base99, 10)
+        rate = bl.median(thr["warm"])
+        report.row(f"exec/s, warm, {WORKERS} workers (batch {args.warm_batch})", f"{rate:.0f}/s", base_rate,
+                   bl.times(rate / plain_rate), ">= 1000/s", rate >= 1000)
+    else:
+        report.unavailable("p50, warm", "<= 2 ms")
+        report.unavailable("p99, warm", "<= 10 ms")
+        report.unavailable(f"exec/s, warm, {WORKERS} workers", ">= 1000/s")
+    latency_row(f"p50, cold (n={len(lat['cold'])})", lat["cold"], 50, plain_p50, base50, 20)
+    latency_row(f"p99, cold (n={len(lat['cold'])})", lat["cold"], 99, plain_p99, base99, None)
+    rate = bl.median(thr["cold"])
+    report.row(f"exec/s, cold, {WORKERS} workers (batch {args.cold_batch})", f"{rate:.0f}/s", base_rate,
+               bl.times(rate / plain_rate), "(info)", None)
+    return report.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

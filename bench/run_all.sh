@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs every e2beval benchmark (bench/*_bench.py) and prints one table: bench | figure | value | baseline |
+# ratio | target | met?. Each ratio is against a baseline measured in the same run (see bench/README.md).
+#
+# Usage: bash bench/run_all.sh [--quick] [humaneval|latency|memory|promptfoo ...]
+#   --quick   fewer repeats (a smoke run; the figures are noisier)
+# Exit status: 0 when every bench ran (a missed target is reported, not an error), 1 when a bench failed
+# (e.g. a HumanEval canonical solution did not pass), 2 when a tool is missing.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH="$ROOT/bench"
+PY="$ROOT/.venv/bin/python"
+
+missing() { echo "bench: $1 not found at $2: run \`bash scripts/setup.sh\` from $ROOT first" >&2; exit 2; }
+[[ -x "$PY" ]] || missing "the project's Python (.venv)" "$PY"
+[[ -x "$ROOT/.venv/bin/e2beval" ]] || missing "the e2beval command" "$ROOT/.venv/bin/e2beval"
+"$PY" -c 'import e2beval' 2>/dev/null || missing "the e2beval Python module" "$PY"
+[[ -x "$ROOT/tools/promptfoo/node_modules/.bin/promptfoo" ]] || missing "promptfoo" "$ROOT/tools/promptfoo/node_modules/.bin/promptfoo"
+
+quick=0
+benches=()
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    humaneval|latency|memory|promptfoo) benches+=("$arg") ;;
+    -h|--help) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench: unknown argument '$arg' (bench names: humaneval latency memory promptfoo; option: --quick)" >&2; exit 2 ;;
+  esac
+done
+[[ ${#benches[@]} -gt 0 ]] || benches=(humaneval latency memory promptfoo)
+
+quick_args() {
+  case "$1" in
+    humaneval) echo "--repeat 2 --naive-repeat 1" ;;
+    latency) echo "--warm 100 --cold 30 --warm-batch 300 --cold-batch 60 --rounds 1" ;;
+    memory) echo "--rounds 1" ;;
+    promptfoo) echo "--rounds 1" ;;
+  esac
+}
+
+results="$(mktemp -d "${TMPDIR:-/tmp}/e2beval-bench.XXXXXX")"
+trap 'rm -rf "$results"' EXIT
+
+echo "e2beval bench: $(date -u '+%Y-%m-%d %H:%M UTC'); nproc $(nproc); $(uname -sr); $("$PY" -c 'import e2beval; print("e2beval", e2beval.__version__, "warm pool:", "yes" if hasattr(e2beval, "warm_up") else "not available")')"
+echo
+status=0
+for bench in "${benches[@]}"; do
+  printf '\n== %s\n' "$bench" >&2
+  extra=()
+  [[ $quick -eq 1 ]] && read -r -a extra <<<"$(quick_args "$bench")"
+  # readable progress goes to stderr (the terminal); the one JSON result line to a file
+  "$PY" "$BENCH/${bench}_bench.py" --json "${extra[@]}" >"$results/$bench.json" || status=1
+done
+echo >&2
+files=()
+for bench in "${benches[@]}"; do files+=("$results/$bench.json"); done
+"$PY" "$BENCH/benchlib.py" table "${files[@]}" || status=1
+exit $status
