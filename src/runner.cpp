@@ -250,6 +250,8 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
     ExtractOptions extract_options;
     extract_options.function_name = spec.function_name;
     extract_options.language = spec.language;
+    extract_options.keep_main = options_.keep_main;
+    extract_options.keep_examples = options_.keep_examples;
     std::optional<Extraction> extraction;
     try {
         extraction = CodeExtractor(extract_options).extract(model_output);

@@ -35,13 +35,12 @@ Language parse_language(const std::string& tag) {
     return *language;
 }
 
-Policy parse_policy(const std::string& preset) {
-    Policy policy;
-    if (preset == "tutorial") policy.preset = PolicyPreset::tutorial;
-    else if (preset == "standard") policy.preset = PolicyPreset::standard;
-    else if (preset == "strict") policy.preset = PolicyPreset::strict;
-    else throw input_error("unknown scanner policy '" + preset + "'; use tutorial, standard or strict");
-    return policy;
+// The policy arrives as JSON: a preset name ("standard") or {"preset", "allow_rules", ...}.
+Policy parse_policy(const std::string& policy_json) {
+    boost::system::error_code ec;
+    const auto value = json::parse(policy_json, ec);
+    if (ec) throw input_error("scanner policy must be a preset name or a mapping");
+    return policy_from_json(value);
 }
 
 json::object parse_object(const std::string& text, const char* what) {
@@ -81,10 +80,13 @@ LocalSandbox& sandbox_for(const std::string& python_json, const std::string& pyt
     return shared_sandbox(options, python_json + "\n" + python_executable + "\n" + (pool ? "warm" : "cold"));
 }
 
-std::string extract_json(const std::string& output, std::optional<std::string> function_name, const std::string& language) {
+std::string extract_json(const std::string& output, std::optional<std::string> function_name, const std::string& language,
+                         bool keep_main, bool keep_examples) {
     ExtractOptions options;
     options.function_name = std::move(function_name);
     options.language = parse_language(language);
+    options.keep_main = keep_main;
+    options.keep_examples = keep_examples;
     return json::serialize(to_json(CodeExtractor(options).extract(output)));
 }
 
@@ -109,13 +111,22 @@ std::string execute_json(const std::string& code, const std::string& language, c
     return json::serialize(to_json(sandbox.execute(request)));
 }
 
+std::string rules_json() {
+    json::array rows;
+    for (const auto& rule : SafetyScanner::rules()) rows.push_back(to_json(rule));
+    return json::serialize(rows);
+}
+
 std::string evaluate_json(const std::string& output, const std::string& vars_json, const std::string& policy, bool scan,
+                          bool keep_main, bool keep_examples,
                           const std::string& limits_json, const std::string& isolation_json,
                           const std::string& python_json, const std::string& python_executable, bool pool) {
     const auto spec = TestSpec::from_vars_json(vars_json);
     RunnerOptions options;
     options.policy = parse_policy(policy);
     options.scan = scan;
+    options.keep_main = keep_main;
+    options.keep_examples = keep_examples;
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
@@ -282,12 +293,15 @@ PYBIND11_MODULE(_core, m) {
     });
 
     const auto release = py::call_guard<py::gil_scoped_release>();
-    m.def("extract", &extract_json, py::arg("output"), py::arg("function_name"), py::arg("language"), release);
+    m.def("extract", &extract_json, py::arg("output"), py::arg("function_name"), py::arg("language"),
+          py::arg("keep_main"), py::arg("keep_examples"), release);
+    m.def("rules", &rules_json, release);
     m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
           py::arg("pool"), release);
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
+          py::arg("keep_main"), py::arg("keep_examples"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
           py::arg("pool"), release);
     m.def("execute_many", &execute_many_json, py::arg("requests_json"), py::arg("jobs"), py::arg("limits_json"),

@@ -24,6 +24,11 @@ boost::json::object to_json(const Verdict& verdict);
 // "workspace_mb", "open_files"}; absent keys keep `base`. Unknown keys throw input_error listing the valid ones.
 Limits limits_from_json(const boost::json::object& object, Limits base = {});
 
+// Policy from a preset name ("standard") or {"preset", "allow_rules", "deny_rules", "allow_modules",
+// "deny_modules", "allow_calls", "deny_calls"}. Unknown keys and names are input errors.
+Policy policy_from_json(const boost::json::value& value);
+boost::json::object to_json(const RuleInfo& rule);
+
 boost::json::object to_json(const IsolationProfile& isolation);
 // IsolationProfile from {"network": bool, "seccomp": "deny"|"kill", "minimum_level": "standard"|"full"}.
 IsolationProfile isolation_from_json(const boost::json::object& object, IsolationProfile base = {});

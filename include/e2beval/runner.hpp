@@ -59,6 +59,8 @@ struct Verdict {
 struct RunnerOptions {
     Policy policy;       // scanner policy
     bool scan = true;    // false: skip the scanner (the sandbox still applies)
+    bool keep_main = false;      // extraction: keep `if __name__ == "__main__":` sections
+    bool keep_examples = false;  // extraction: keep top-level example calls and tests
     Limits limits;
     IsolationProfile isolation;
 };

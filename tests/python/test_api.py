@@ -137,3 +137,24 @@ def test_doctor_from_python():
     report = e2beval.doctor()
     assert report["enforced_level"] in ("full", "standard")
     assert [c["mechanism"] for c in report["checks"]][-1] == "sandbox probe"
+
+
+def test_scan_policy_lists_and_rules():
+    code = "import pickle\nx = eval('1 + 1')\n"
+    assert e2beval.scan(code)["blocked"] is True
+    assert e2beval.scan(code, allow_modules=["pickle"])["blocked"] is False  # eval alone is a warning
+    denied = e2beval.scan(code, policy={"preset": "standard", "allow_modules": ["pickle"]}, deny_calls="eval")
+    assert denied["blocked"] is True and "denied-call" in [f["rule"] for f in denied["findings"]]
+    assert e2beval.scan(code, policy="tutorial")["blocked"] is True
+    with pytest.raises(e2beval.InputError, match="unknown policy setting"):
+        e2beval.scan(code, policy={"presets": "standard"})
+    catalogue = e2beval.rules()
+    assert {"id", "language", "tutorial", "standard", "strict", "summary"} <= set(catalogue[0])
+    assert any(rule["id"] == "call-eval" and rule["standard"] == "warning" for rule in catalogue)
+
+
+def test_extract_keeps_examples_only_when_asked():
+    answer = "```python\ndef f(x):\n    return x\n\nprint(f(2))\n\nif __name__ == '__main__':\n    print('main')\n```"
+    assert "print(f(2))" not in e2beval.extract(answer, "f")["code"]
+    assert "print(f(2))" in e2beval.extract(answer, "f", keep_examples=True)["code"]
+    assert "__main__" in e2beval.extract(answer, "f", keep_main=True)["code"]
