@@ -174,22 +174,13 @@ TEST_CASE("no fds, cgroups or processes are left behind by many executions") {
 }
 
 TEST_CASE("network is opt-in: with it the code can reach a listener on the host's 127.0.0.1") {
-    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(listener >= 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-    REQUIRE(::listen(listener, 4) == 0);
-    socklen_t length = sizeof address;
-    REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
-    const auto code = "import socket\ntry:\n    socket.create_connection(('127.0.0.1', " + std::to_string(ntohs(address.sin_port)) +
+    const testing::LoopbackListener listener;
+    const auto code = "import socket\ntry:\n    socket.create_connection(('127.0.0.1', " + listener.port() +
                       "), timeout=2).close()\n    print('connected')\nexcept OSError as error:\n    print('refused', type(error).__name__)\n";
     CHECK(run(code).stdout_data == "refused PermissionError\n");
     IsolationProfile network;
     network.network = true;
     CHECK(run(code, {}, network).stdout_data == "connected\n");
-    ::close(listener);
 }
 
 TEST_CASE("doctor reports every mechanism and the enforced level") {

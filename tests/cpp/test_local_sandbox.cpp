@@ -146,16 +146,8 @@ TEST_CASE("a memory hog ends with memory_limit") {
 }
 
 TEST_CASE("code cannot open a connection to a port listening on the host's 127.0.0.1") {
-    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(listener >= 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-    REQUIRE(::listen(listener, 1) == 0);
-    socklen_t length = sizeof address;
-    REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
-    const auto port = std::to_string(ntohs(address.sin_port));
+    const testing::LoopbackListener listener;
+    const auto port = listener.port();
 
     const auto result = run(
         "import socket\n"
@@ -164,7 +156,6 @@ TEST_CASE("code cannot open a connection to a port listening on the host's 127.0
         "    print('connected')\n"
         "except OSError as error:\n"
         "    print('refused', error.errno)\n");
-    ::close(listener);
     CHECK(result.outcome == Outcome::ok);
     CHECK(result.stdout_data.rfind("refused", 0) == 0);
 }
