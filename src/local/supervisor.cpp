@@ -45,6 +45,16 @@ namespace {
 
 constexpr auto kCpuPollInterval = std::chrono::milliseconds(100);
 
+void write_all(int fd, const std::string& data, const char* call) {
+    std::size_t written = 0;
+    while (written < data.size()) {
+        const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw sandbox_error(describe_syscall_failure(call, errno));
+        written += static_cast<std::size_t>(n);
+    }
+}
+
 // Stdin is written whole before the child starts, so the parent never blocks on it and never gets
 // SIGPIPE from a program that does not read it.
 UniqueFd prefilled_stdin(const std::string& data) {
@@ -54,13 +64,7 @@ UniqueFd prefilled_stdin(const std::string& data) {
         ::fcntl(pipe.write_end.get(), F_SETPIPE_SZ, static_cast<int>(std::min<std::size_t>(data.size(), 1 << 20))) < 0)
         throw sandbox_error(describe_syscall_failure("fcntl(F_SETPIPE_SZ, " + std::to_string(data.size()) + ")", errno),
                             errc::invalid_input);
-    std::size_t written = 0;
-    while (written < data.size()) {
-        const ssize_t n = ::write(pipe.write_end.get(), data.data() + written, data.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw sandbox_error(describe_syscall_failure("write(stdin pipe)", errno));
-        written += static_cast<std::size_t>(n);
-    }
+    write_all(pipe.write_end.get(), data, "write(stdin pipe)");
     return std::move(pipe.read_end);
 }
 
@@ -671,13 +675,7 @@ json::object warm_request_json(const SupervisionRequest& request) {
 UniqueFd code_memfd(const std::string& code) {
     UniqueFd memory(::memfd_create("e2beval-code", MFD_CLOEXEC));
     if (!memory) throw sandbox_error(describe_syscall_failure("memfd_create", errno));
-    std::size_t written = 0;
-    while (written < code.size()) {
-        const ssize_t n = ::write(memory.get(), code.data() + written, code.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw sandbox_error(describe_syscall_failure("write(memfd)", errno));
-        written += static_cast<std::size_t>(n);
-    }
+    write_all(memory.get(), code, "write(memfd)");
     ::lseek(memory.get(), 0, SEEK_SET);
     return memory;
 }

