@@ -2,11 +2,12 @@
 # forks one isolated child per execution. Embedded into the library at build time (python_zygote.hpp).
 #
 # It runs as the sandbox user with CAP_SYS_ADMIN and CAP_SETPCAP inside the sandbox's user namespace only,
-# fd 3 being its control channel (SOCK_SEQPACKET) to the supervisor. It serves one execution at a time:
-# it forks the program's process into a new pid namespace (pid 1 there), which unshares new mount and ipc
-# namespaces, mounts its own workspace, /dev/shm and /proc, waits until the supervisor has put it into
-# its cgroup, then sets rlimits, drops every capability, sets no_new_privs, installs the seccomp filter
-# and runs the code: the same steps, in the same order, as a cold sandbox. The zygote reports its end.
+# fd 3 being its control channel (SOCK_SEQPACKET) to the supervisor. It serves one execution at a time.
+# Ahead of each request it forks a standby process into a new pid namespace (pid 1 there), which unshares
+# new mount and ipc namespaces and mounts its own workspace, /dev/shm and /proc; on the request, the
+# standby reads the code, waits until the supervisor has put it into its cgroup, then sets rlimits, drops
+# every capability, sets no_new_privs, installs the seccomp filter and runs the code: the same steps, in
+# the same order, as a cold sandbox. The zygote reports the program's end.
 import ctypes
 import json
 import os
@@ -24,7 +25,7 @@ import itertools, math, operator, random, re, string, traceback, types, typing  
 REPORT = struct.Struct("=iiqq160s256s")  # ChildReport in src/local/spawn_plan.hpp
 SETUP_FAILED, PROGRAM_ENDED, SECCOMP_LISTENER, PROGRAM_STARTED, ZYGOTE_READY = 1, 2, 3, 4, 5
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
 PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
 SYS_CAPSET, SYS_SECCOMP = 126, 317  # x86_64
 CAP_SETPCAP, CAP_SYS_ADMIN = 8, 21
@@ -56,7 +57,7 @@ def check(result, call, path=""):
 
 
 def mount(source, target, fstype, flags, data):
-    check(libc.mount(source, target, fstype, flags, data), "mount(%s)" % fstype.decode(), target.decode())
+    check(libc.mount(source, target, fstype, flags, data), "mount(%s)" % (fstype or b"remount").decode(), target.decode())
 
 
 def run_code(path):
@@ -92,14 +93,33 @@ def run_code(path):
     return status
 
 
-def program(request, fds, channel):
-    """pid 1 of a fresh pid namespace: the execution's own mounts, then the cold path's last steps."""
-    code_fd, stdin_fd, stdout_fd, stderr_fd = fds
-    workspace = "size=%d,nr_inodes=%d,mode=0755,uid=1000,gid=1000" % (request["workspace_bytes"], 4096)
-    mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, workspace.encode())
-    shm = "size=%d,nr_inodes=256,mode=0755,uid=1000,gid=1000" % (request["workspace_bytes"] // 4 + 4096)
-    mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, shm.encode())
+DEFAULT_WORKSPACE_BYTES = 64 << 20  # Limits::workspace_bytes; other sizes are applied with a remount
+
+
+def tmpfs_options(workspace_bytes, remount=False):
+    workspace = "size=%d,nr_inodes=4096" % workspace_bytes
+    shm = "size=%d,nr_inodes=256" % (workspace_bytes // 4 + 4096)
+    if not remount:
+        workspace += ",mode=0755,uid=1000,gid=1000"
+        shm += ",mode=0755,uid=1000,gid=1000"
+    return workspace.encode(), shm.encode()
+
+
+def own_mounts():
+    """The program's own workspace, /dev/shm and /proc, in the mount namespace it has just unshared."""
+    workspace, shm = tmpfs_options(DEFAULT_WORKSPACE_BYTES)
+    mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, workspace)
+    mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, shm)
     mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+
+
+def program(request, fds, channel):
+    """pid 1 of a fresh pid namespace, its own mounts already made: the cold path's last steps."""
+    code_fd, stdin_fd, stdout_fd, stderr_fd = fds
+    if request["workspace_bytes"] != DEFAULT_WORKSPACE_BYTES:
+        workspace, shm = tmpfs_options(request["workspace_bytes"], remount=True)
+        mount(None, b"/tmp", None, MS_REMOUNT | MS_NOSUID | MS_NODEV, workspace)
+        mount(None, b"/dev/shm", None, MS_REMOUNT | MS_NOSUID | MS_NODEV, shm)
     with open("/tmp/main.py", "wb") as program_file:
         while True:
             chunk = os.read(code_fd, 1 << 16)
@@ -138,55 +158,85 @@ def program(request, fds, channel):
     os._exit(run_code("/tmp/main.py"))
 
 
-def run_one(request, fds, channel):
-    """One execution: its program is pid 1 of a fresh pid namespace (and makes its own mount and ipc
-    namespaces). The network namespace is the zygote's own, where lo stays down; a zygote serves one
-    execution at a time, so nothing an execution leaves there outlives it or reaches another."""
+def start_standby():
+    """Forks the next execution's process ahead of its request, so the fork, its pid, mount and ipc
+    namespaces and its mounts are not on the request's path. It is pid 1 of its own pid namespace (the
+    zygote's children stay in the zygote's), and waits for its request on a socket of its own.
+    The network namespace is the zygote's, where lo stays down; a zygote serves one execution at a
+    time, so nothing an execution leaves there outlives it or reaches another."""
+    zygote_end, standby_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     check(libc.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
     try:
         pid = os.fork()
         if pid == 0:
+            channel = None
             try:
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                control.close()
+                # Keep only our own socket: the zygote may be holding the running execution's report
+                # channel, which must close when that execution ends, not when this standby does.
+                keep = standby_end.fileno()
+                os.closerange(3, keep)
+                os.closerange(keep + 1, 1 << 16)
                 check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare(CLONE_NEWNS|CLONE_NEWIPC)")
-                program(request, fds, channel)
+                own_mounts()
+                message, fds, _, _ = socket.recv_fds(standby_end, 1 << 16, 8)
+                if not message:
+                    os._exit(0)  # the zygote is gone
+                standby_end.close()
+                channel = socket.socket(fileno=fds[-1])
+                program(json.loads(message), fds[:-1], channel)
             except Failure as failure:
-                report(channel, SETUP_FAILED, failure.errno, call=failure.call, path=failure.path)
+                if channel:
+                    report(channel, SETUP_FAILED, failure.errno, call=failure.call, path=failure.path)
             except BaseException as error:  # the zygote's own bug: report it rather than run anything
-                report(channel, SETUP_FAILED, 0, call="zygote: %s: %s" % (type(error).__name__, error))
+                if channel:
+                    report(channel, SETUP_FAILED, 0, call="zygote: %s: %s" % (type(error).__name__, error))
             os._exit(127)
     finally:
         # Our own children must stay in our pid namespace: only the program gets a new one.
-        setns_check = libc.setns(OWN_PID_NAMESPACE, CLONE_NEWPID)
-    for fd in fds:
-        os.close(fd)
-    if setns_check != 0:
+        back = libc.setns(OWN_PID_NAMESPACE, CLONE_NEWPID)
+    standby_end.close()
+    if back != 0:
         os.kill(pid, signal.SIGKILL)
         raise Failure("setns(own pid namespace)")
-    pidfd = os.pidfd_open(pid)
-    report(channel, PROGRAM_STARTED, fds=[pidfd])
-    os.close(pidfd)
-    while True:
-        try:
-            _, status, usage = os.wait4(pid, 0)
-            break
-        except InterruptedError:
-            continue
-    cpu_us = int((usage.ru_utime + usage.ru_stime) * 1e6)
-    report(channel, PROGRAM_ENDED, status, peak_rss_kib=usage.ru_maxrss, cpu_us=cpu_us)
+    return pid, zygote_end
+
+
+def standby_alive(pid):
+    try:
+        return os.waitpid(pid, os.WNOHANG) == (0, 0)
+    except ChildProcessError:
+        return False
 
 
 def serve():
+    standby = start_standby()
     report(control, ZYGOTE_READY, os.getpid())
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1 << 16, 8)
         if not message:
-            os._exit(0)  # the supervisor is gone
-        request = json.loads(message)
+            os._exit(0)  # the supervisor is gone (the standby follows: its socket closes)
         channel = socket.socket(fileno=fds[-1])
         try:
-            run_one(request, fds[:-1], channel)
+            if not standby_alive(standby[0]):
+                standby = start_standby()
+            pid, standby_socket = standby
+            socket.send_fds(standby_socket, [message], fds)
+            standby_socket.close()
+            for fd in fds[:-1]:
+                os.close(fd)
+            pidfd = os.pidfd_open(pid)
+            report(channel, PROGRAM_STARTED, fds=[pidfd])
+            os.close(pidfd)
+            standby = start_standby()  # the next one, while this program runs
+            while True:
+                try:
+                    _, status, usage = os.wait4(pid, 0)
+                    break
+                except InterruptedError:
+                    continue
+            cpu_us = int((usage.ru_utime + usage.ru_stime) * 1e6)
+            report(channel, PROGRAM_ENDED, status, peak_rss_kib=usage.ru_maxrss, cpu_us=cpu_us)
         except Failure as failure:
             report(channel, SETUP_FAILED, failure.errno, call=failure.call, path=failure.path)
         channel.close()
