@@ -132,6 +132,21 @@ json::object to_json(const RuleInfo& rule) {
             {"standard", severity(rule.standard)}, {"strict", severity(rule.strict)}, {"summary", rule.summary}};
 }
 
+json::object to_json(const DoctorReport& report) {
+    json::array checks;
+    for (const auto& check : report.checks)
+        checks.push_back(json::object{{"mechanism", check.mechanism}, {"ok", check.ok}, {"status", check.status}, {"fix", check.fix}});
+    json::object interpreters;
+    for (const auto& [language, description] : report.interpreters) interpreters[language] = description;
+    json::array denied;
+    for (const auto& name : report.denied_syscalls) denied.push_back(json::value(name));
+    return {{"checks", std::move(checks)},
+            {"enforced_level", report.enforced_level ? json::value(to_string(*report.enforced_level)) : json::value(nullptr)},
+            {"enforced", report.enforced_summary},
+            {"interpreters", std::move(interpreters)},
+            {"seccomp_denies", std::move(denied)}};
+}
+
 json::object to_json(const IsolationProfile& isolation) {
     return {{"network", isolation.network},
             {"seccomp", to_string(isolation.seccomp)},

@@ -255,17 +255,7 @@ std::string pool_info_json(const std::string& python_json, const std::string& py
 }
 
 std::string doctor_json(const std::string& python_json, const std::string& python_executable) {
-    const auto report = diagnose_host(sandbox_options(python_json, python_executable));
-    json::array checks;
-    for (const auto& check : report.checks)
-        checks.push_back(json::object{{"mechanism", check.mechanism}, {"ok", check.ok}, {"status", check.status}, {"fix", check.fix}});
-    json::object interpreters;
-    for (const auto& [language, description] : report.interpreters) interpreters[language] = description;
-    return json::serialize(json::object{
-        {"checks", std::move(checks)},
-        {"enforced_level", report.enforced_level ? json::value(to_string(*report.enforced_level)) : json::value(nullptr)},
-        {"enforced", report.enforced_summary},
-        {"interpreters", std::move(interpreters)}});
+    return json::serialize(to_json(diagnose_host(sandbox_options(python_json, python_executable))));
 }
 
 PYBIND11_MODULE(_core, m) {

@@ -6,6 +6,7 @@
 #include <boost/json/value.hpp>
 
 #include "e2beval/extract.hpp"
+#include "e2beval/local/doctor.hpp"
 #include "e2beval/runner.hpp"
 #include "e2beval/safety.hpp"
 #include "e2beval/types.hpp"
@@ -30,6 +31,7 @@ Policy policy_from_json(const boost::json::value& value);
 boost::json::object to_json(const RuleInfo& rule);
 
 boost::json::object to_json(const IsolationProfile& isolation);
+boost::json::object to_json(const DoctorReport& report);
 // IsolationProfile from {"network": bool, "seccomp": "deny"|"kill", "minimum_level": "standard"|"full"}.
 IsolationProfile isolation_from_json(const boost::json::object& object, IsolationProfile base = {});
 

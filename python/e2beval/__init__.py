@@ -7,6 +7,7 @@ command-line tool's ``--json`` output.
 
 from __future__ import annotations
 
+import functools as _functools
 import json as _json
 import os as _os
 import sys as _sys
@@ -51,15 +52,18 @@ _LIMIT_KEYS = (
 
 
 def _interpreter_json(python: Optional[str]) -> str:
+    if python or _os.environ.get("E2BEVAL_PYTHON"):
+        return ""  # the C++ side asks that interpreter itself
+    return _this_interpreter_json()
+
+
+@_functools.lru_cache(maxsize=1)
+def _this_interpreter_json() -> str:
     """This process's interpreter (so the packages installed for it are importable in the sandbox).
 
     Knowing it here saves the C++ side from starting an interpreter to ask, which matters because
     promptfoo starts a new Python process for every assertion.
     """
-    if python:
-        return ""  # the C++ side asks that interpreter itself
-    if _os.environ.get("E2BEVAL_PYTHON"):
-        return ""
     executable = _os.path.realpath(_sys.executable)
     prefixes = {
         _sys.prefix,

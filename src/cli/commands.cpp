@@ -577,18 +577,7 @@ int report_command(const ParsedArgs& args) {
 int doctor_command(const ParsedArgs& args) {
     const auto report = diagnose_host(sandbox_option(args));
     if (args.flag("--json")) {
-        json::array checks;
-        for (const auto& check : report.checks)
-            checks.push_back(json::object{{"mechanism", check.mechanism}, {"ok", check.ok}, {"status", check.status}, {"fix", check.fix}});
-        json::object interpreters;
-        for (const auto& [language, description] : report.interpreters) interpreters[language] = description;
-        json::array denied;
-        for (const auto& name : report.denied_syscalls) denied.push_back(json::value(name));
-        print_json(json::object{{"checks", std::move(checks)},
-                                {"enforced_level", report.enforced_level ? json::value(to_string(*report.enforced_level)) : json::value(nullptr)},
-                                {"enforced", report.enforced_summary},
-                                {"interpreters", std::move(interpreters)},
-                                {"seccomp_denies", std::move(denied)}});
+        print_json(to_json(report));
     } else {
         std::cout << "e2beval doctor: what this host allows the local sandbox\n\n";
         for (const auto& check : report.checks) {
