@@ -12,6 +12,7 @@
 
 #include "bash_tokenizer.hpp"
 #include "e2beval/error.hpp"
+#include "e2beval/text.hpp"
 #include "js_tokenizer.hpp"
 #include "python_tokenizer.hpp"
 
@@ -304,24 +305,6 @@ std::optional<std::string> split_dangerous_word(const std::string& joined, const
         i = j;
     }
     return std::nullopt;
-}
-
-void append_utf8(std::string& out, std::uint32_t code_point) {
-    if (code_point < 0x80) {
-        out += static_cast<char>(code_point);
-    } else if (code_point < 0x800) {
-        out += static_cast<char>(0xC0 | (code_point >> 6));
-        out += static_cast<char>(0x80 | (code_point & 0x3F));
-    } else if (code_point < 0x10000) {
-        out += static_cast<char>(0xE0 | (code_point >> 12));
-        out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (code_point & 0x3F));
-    } else if (code_point < 0x110000) {
-        out += static_cast<char>(0xF0 | (code_point >> 18));
-        out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (code_point & 0x3F));
-    }
 }
 
 int hex_value(char c) {

@@ -3,6 +3,7 @@
 #include "e2beval/text.hpp"
 
 #include <cstdint>
+#include <cstdio>
 
 #include "e2beval/error.hpp"
 
@@ -135,6 +136,50 @@ std::string preview(std::string_view text, std::size_t max_chars) {
         pos += length;
     }
     return result;
+}
+
+std::string quoted_literal(std::string_view text, char quote, std::size_t max_bytes) {
+    std::string out(1, quote);
+    for (const char byte : text) {
+        if (out.size() > max_bytes) return out + std::string(kEllipsis) + quote;
+        const auto c = static_cast<unsigned char>(byte);
+        switch (c) {
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\\': out += "\\\\"; break;
+            default:
+                if (byte == quote) {
+                    out += '\\';
+                    out += quote;
+                } else if (c < 0x20 || c == 0x7f) {
+                    char escaped[8];
+                    std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+                    out += escaped;
+                } else {
+                    out += byte;
+                }
+        }
+    }
+    return out + quote;
+}
+
+void append_utf8(std::string& out, std::uint32_t code_point) {
+    if (code_point < 0x80) {
+        out += static_cast<char>(code_point);
+    } else if (code_point < 0x800) {
+        out += static_cast<char>(0xC0 | (code_point >> 6));
+        out += static_cast<char>(0x80 | (code_point & 0x3F));
+    } else if (code_point < 0x10000) {
+        out += static_cast<char>(0xE0 | (code_point >> 12));
+        out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (code_point & 0x3F));
+    } else if (code_point < 0x110000) {
+        out += static_cast<char>(0xF0 | (code_point >> 18));
+        out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (code_point & 0x3F));
+    }
 }
 
 }  // namespace e2beval

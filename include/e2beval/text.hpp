@@ -2,6 +2,7 @@
 // Every entry point validates its input here so bad bytes get one clear message, not a crash later.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,5 +20,14 @@ std::string to_valid_utf8(std::string_view bytes);
 
 // The first `max_chars` characters on one line, for error messages ("…" when cut).
 std::string preview(std::string_view text, std::size_t max_chars = 120);
+
+// `text` between two `quote` characters with backslash escapes (\n \r \t \\, the quote, \xNN for the other
+// control characters), so Python and C read it back as the same string; other bytes are kept as they are.
+// Once the output is longer than `max_bytes` it is cut there and "…" goes before the closing quote.
+std::string quoted_literal(std::string_view text, char quote, std::size_t max_bytes = std::string::npos);
+
+// Appends the UTF-8 bytes of `code_point`. Surrogates are encoded like any other code point (as Python's
+// "surrogatepass" does); values beyond U+10FFFF append nothing. Callers that need valid UTF-8 replace those first.
+void append_utf8(std::string& out, std::uint32_t code_point);
 
 }  // namespace e2beval
