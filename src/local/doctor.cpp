@@ -13,6 +13,7 @@
 
 #include "e2beval/error.hpp"
 #include "local/cgroup.hpp"
+#include "local/interpreters.hpp"
 #include "local/seccomp.hpp"
 
 namespace e2beval {
@@ -99,22 +100,31 @@ HostCheck cgroup_check() {
     return check;
 }
 
-// node from PATH: where it really is, its version, and what a sandbox would have to mount for it.
-std::string describe_node() {
-    const char* path = std::getenv("PATH");
-    for (std::istringstream dirs(path ? path : ""); ;) {
-        std::string directory;
-        if (!std::getline(dirs, directory, ':')) break;
-        const auto candidate = directory + "/node";
-        if (::access(candidate.c_str(), X_OK) != 0) continue;
-        std::error_code ec;
-        const auto real = std::filesystem::canonical(candidate, ec);
-        const auto prefix = real.parent_path().parent_path().string();
-        const bool system = prefix == "/usr" || prefix == "/usr/local" || prefix.rfind("/usr/", 0) == 0;
-        return real.string() + "; mounts: /usr, /lib*" + (system ? std::string() : " and " + prefix) +
-               " (JavaScript execution in the local sandbox is not available yet)";
+// The Node.js JavaScript runs with (E2BEVAL_NODE, else node on PATH), what a sandbox mounts for it, and
+// whether a JavaScript program really runs in a sandbox with it.
+std::string describe_node(const LocalSandboxOptions& options, LocalSandbox* sandbox) {
+    InterpreterInfo node;
+    try {
+        node = local::discover_node(local::configured_node(options.node_executable));
+    } catch (const error& failure) {
+        return std::string("cannot run JavaScript: ") + failure.what();
     }
-    return "node not found on PATH (JavaScript execution in the local sandbox is not available yet)";
+    std::string mounts;
+    for (const auto& path : node.read_only_paths) mounts += (mounts.empty() ? "" : ", ") + path;
+    std::string text = node.executable + " " + node.version + "; mounts: /usr, /lib* and " +
+                       (mounts.empty() ? std::string("nothing else") : mounts);
+    if (!sandbox) return text;
+    ExecRequest request;
+    request.language = Language::javascript;
+    request.code = "console.log(process.getuid())\n";
+    try {
+        const auto result = sandbox->execute(request);
+        return text + "; ran JavaScript in a sandbox: " + std::string(to_string(result.outcome)) +
+               (result.detail.empty() ? "" : " (" + result.detail + ")") +
+               (result.outcome == Outcome::ok ? "" : "; stderr: " + result.stderr_data.substr(0, 300));
+    } catch (const error& failure) {
+        return text + "; JavaScript did not run in a sandbox: " + failure.what();
+    }
 }
 
 }  // namespace
@@ -125,6 +135,7 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
     report.denied_syscalls = local::denied_syscall_names();
 
     HostCheck probe{"sandbox probe", false, "", ""};
+    std::string javascript;
     try {
         LocalSandboxOptions probe_options = options;
         probe_options.pool.enabled = false;  // the probe checks the cold path, which every execution can fall back to
@@ -142,11 +153,14 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
                        (result.detail.empty() ? "" : " (" + result.detail + ")") + ", " +
                        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(result.wall_time).count()) + " ms";
         if (!probe.ok) probe.fix = "see the failing mechanism above; stderr: " + result.stderr_data.substr(0, 300);
+        javascript = describe_node(options, probe.ok ? &sandbox : nullptr);
     } catch (const error& failure) {
         probe.status = failure.what();
         probe.fix = "fix the failing mechanism above";
     }
-    report.interpreters.emplace_back("javascript", describe_node());
+    report.interpreters.emplace_back("javascript", javascript.empty() ? describe_node(options, nullptr) : javascript);
+    report.interpreters.emplace_back("bash", ::access("/bin/bash", X_OK) == 0 ? "/bin/bash; mounts: nothing else"
+                                                                               : "cannot run bash programs: /bin/bash is missing");
     report.checks.push_back(probe);
 
     const auto& support = local::cgroup_support();

@@ -17,10 +17,12 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <tuple>
 
 #include "e2beval/error.hpp"
 #include "local/cgroup.hpp"
 #include "local/fd.hpp"
+#include "local/interpreters.hpp"
 #include "local/mountns.hpp"
 #include "local/rlimit.hpp"
 #include "local/seccomp.hpp"
@@ -34,56 +36,24 @@ namespace e2beval {
 
 namespace {
 
-// What any dynamically linked interpreter needs from the host, read-only. Nothing else of the host's
-// filesystem (home directories, /root, /work, /tmp, /etc) is visible inside.
-const std::vector<std::string> kSystemPaths = {
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/localtime",
-};
+using local::is_under;
+using local::kSystemPaths;
 
 // With the network opted in, name resolution needs these too.
 const std::vector<std::string> kNetworkPaths = {"/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates"};
 
 constexpr const char* kWorkspace = "/tmp";
 
-// Compiled once per (mode, network) pair: libseccomp's compilation is the slow part.
-const local::SeccompProgram& seccomp_program(SeccompMode mode, bool network) {
+// Compiled once per (mode, network, language): libseccomp's compilation is the slow part.
+const local::SeccompProgram& seccomp_program(SeccompMode mode, bool network, Language language) {
     static std::mutex mutex;
-    static std::map<std::pair<SeccompMode, bool>, local::SeccompProgram> programs;
+    static std::map<std::tuple<SeccompMode, bool, Language>, local::SeccompProgram> programs;
     std::lock_guard lock(mutex);
-    auto found = programs.find({mode, network});
-    if (found == programs.end()) found = programs.emplace(std::pair{mode, network}, local::compile_seccomp_filter(mode, network)).first;
+    const auto key = std::tuple{mode, network, language};
+    auto found = programs.find(key);
+    if (found == programs.end())
+        found = programs.emplace(key, local::compile_seccomp_filter(mode, network, true, local::unavailable_syscalls(language))).first;
     return found->second;
-}
-
-// Runs a trusted host command and returns its stdout (used once per interpreter, never for user code).
-std::string run_host_command(const std::vector<std::string>& command) {
-    local::Pipe output = local::make_pipe();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, output.write_end.get(), 1);
-    std::vector<char*> argv;
-    for (const auto& argument : command) argv.push_back(const_cast<char*>(argument.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    const int spawn_error = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    output.write_end.reset();
-    if (spawn_error != 0) throw sandbox_error(describe_syscall_failure("posix_spawnp(" + command[0] + ")", spawn_error));
-    std::string text;
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::read(output.read_end.get(), buffer, sizeof buffer)) != 0) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        text.append(buffer, static_cast<std::size_t>(n));
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw sandbox_error("`" + command[0] + "` did not run (status " + std::to_string(status) +
-                            "); set E2BEVAL_PYTHON to a working Python 3 interpreter");
-    return text;
 }
 
 constexpr const char* kDiscoveryScript =
@@ -93,11 +63,6 @@ constexpr const char* kDiscoveryScript =
     "for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,"
     " os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}:\n"
     "    print(os.path.realpath(p))\n";
-
-bool is_under(const std::string& path, const std::string& directory) {
-    return path == directory || (path.size() > directory.size() && path.compare(0, directory.size(), directory) == 0 &&
-                                 path[directory.size()] == '/');
-}
 
 std::vector<std::string> base_environment() {
     return {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
@@ -122,9 +87,6 @@ std::array<std::uintptr_t, 4> host_string_areas() {
 }
 
 void validate_request(const ExecRequest& request) {
-    if (request.language != Language::python)
-        throw input_error("the local sandbox runs Python only so far; got language " +
-                          std::string(to_string(request.language)));
     for (const auto& [name, value] : request.env) {
         if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
             throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");
@@ -132,7 +94,7 @@ void validate_request(const ExecRequest& request) {
             throw input_error("environment variable " + name + " holds a NUL byte");
     }
     if (request.code.find('\0') != std::string::npos)
-        throw input_error("the code holds a NUL byte; Python source cannot contain one");
+        throw input_error("the code holds a NUL byte; source code cannot contain one");
 }
 
 }  // namespace
@@ -143,7 +105,8 @@ InterpreterInfo discover_python(const std::string& python) {
     std::lock_guard lock(mutex);
     if (auto found = cache.find(python); found != cache.end()) return found->second;
 
-    std::istringstream lines(run_host_command({python, "-I", "-c", kDiscoveryScript}));
+    std::istringstream lines(local::run_host_command({python, "-I", "-c", kDiscoveryScript},
+                                                     "set E2BEVAL_PYTHON to a working Python 3 interpreter"));
     InterpreterInfo info;
     std::getline(lines, info.executable);
     std::getline(lines, info.version);
@@ -188,17 +151,22 @@ std::string hex(const std::vector<sock_filter>& filter) {
 
 }  // namespace
 
-local::SupervisionRequest LocalSandbox::base_request(const ExecRequest& request, bool with_filesystem) const {
+local::SupervisionRequest LocalSandbox::base_request(const ExecRequest& request, bool with_filesystem,
+                                                     const std::vector<std::string>& more_read_only_paths) const {
     const auto ids = local::choose_id_mapping();
     local::SupervisionRequest supervision;
     auto& plan = supervision.plan;
+    const auto program = local::program_command(request.language, kWorkspace, python_, local::configured_node(options_.node_executable),
+                                                request.limits);
     if (with_filesystem) {
         local::RootFilesystemSpec filesystem;
         filesystem.read_only_paths = kSystemPaths;
-        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), python_.read_only_paths.begin(),
-                                          python_.read_only_paths.end());
+        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), program.read_only_paths.begin(),
+                                          program.read_only_paths.end());
         filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), options_.extra_read_only_paths.begin(),
                                           options_.extra_read_only_paths.end());
+        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), more_read_only_paths.begin(),
+                                          more_read_only_paths.end());
         if (request.isolation.network)
             filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), kNetworkPaths.begin(), kNetworkPaths.end());
         filesystem.workspace_bytes = request.limits.workspace_bytes;
@@ -215,16 +183,17 @@ local::SupervisionRequest LocalSandbox::base_request(const ExecRequest& request,
     plan.host_args_end = areas[1];
     plan.host_env_begin = areas[2];
     plan.host_env_end = areas[3];
-    plan.program_path = std::string(kWorkspace) + "/main.py";
+    plan.program_path = program.program_path;
     plan.program_source = request.code;
-    plan.executable = python_.executable;
-    // -I: ignore PYTHON* variables and user site-packages; -B: no .pyc writes; -u: output reaches us
-    // even when the program is killed at its timeout.
-    plan.arguments = {python_.executable, "-I", "-B", "-u", plan.program_path};
+    plan.executable = program.executable;
+    plan.arguments = program.arguments;
+    plan.arguments.push_back(plan.program_path);
     plan.environment = base_environment();
     for (const auto& [name, value] : request.env) plan.environment.push_back(name + "=" + value);
-    plan.rlimits = local::plan_rlimits(request.limits, local::cgroup_support().version != local::CgroupSupport::Version::none);
-    const auto& seccomp = seccomp_program(request.isolation.seccomp, request.isolation.network);
+    const bool cgroup = local::cgroup_support().version != local::CgroupSupport::Version::none;
+    plan.rlimits = local::plan_rlimits(request.limits, cgroup);
+    local::adapt_rlimits(request.language, request.limits, cgroup, plan.rlimits);
+    const auto& seccomp = seccomp_program(request.isolation.seccomp, request.isolation.network, request.language);
     plan.seccomp_filter = seccomp.instructions;
     plan.seccomp_reports_denials = seccomp.reports_denials;
     plan.finalize();
@@ -249,7 +218,7 @@ std::unique_ptr<local::Zygote> LocalSandbox::start_zygote(const IsolationProfile
     // The zygote itself runs no untrusted code: the per-execution limits are set in each child.
     request.plan.rlimits = {{RLIMIT_CORE, 0, 0, "RLIMIT_CORE"}};
     request.plan.finalize();
-    const auto& seccomp = seccomp_program(isolation.seccomp, isolation.network);
+    const auto& seccomp = seccomp_program(isolation.seccomp, isolation.network, Language::python);
     const auto settings = boost::json::serialize(boost::json::object{{"filter", hex(seccomp.instructions)},
                                                                      {"reports_denials", seccomp.reports_denials},
                                                                      {"private_network", !isolation.network}});

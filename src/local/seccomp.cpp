@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -53,8 +54,9 @@ void check(int result, const std::string& what) {
 
 const std::vector<std::string>& denied_syscall_names() { return kDenied; }
 
-SeccompProgram compile_seccomp_filter(SeccompMode mode, bool allow_network) {
-    const bool notify = seccomp_api_get() >= 5;
+SeccompProgram compile_seccomp_filter(SeccompMode mode, bool allow_network, bool allow_reports,
+                                      const std::vector<std::string>& unavailable) {
+    const bool notify = allow_reports && seccomp_api_get() >= 5;
     // With user notification the supervisor answers EPERM or kills, and reports the call either way.
     const std::uint32_t deny =
         notify ? SCMP_ACT_NOTIFY : (mode == SeccompMode::kill ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO(EPERM));
@@ -68,7 +70,8 @@ SeccompProgram compile_seccomp_filter(SeccompMode mode, bool allow_network) {
     for (const auto& name : kDenied) {
         const int number = seccomp_syscall_resolve_name(name.c_str());
         if (number == __NR_SCMP_ERROR) continue;  // not on this architecture
-        check(seccomp_rule_add(filter, deny, number, 0), "deny " + name);
+        const bool absent = std::find(unavailable.begin(), unavailable.end(), name) != unavailable.end();
+        check(seccomp_rule_add(filter, absent ? SCMP_ACT_ERRNO(ENOSYS) : deny, number, 0), "deny " + name);
     }
     for (const auto flag : kNamespaceFlags)
         check(seccomp_rule_add(filter, deny, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)),

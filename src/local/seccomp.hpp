@@ -19,7 +19,12 @@ struct SeccompProgram {
 
 // Parent side. Denied calls are sent to the supervisor when the kernel supports user notification
 // (it answers EPERM or kills, per `mode`); otherwise they fail with EPERM unreported.
-SeccompProgram compile_seccomp_filter(SeccompMode mode, bool allow_network);
+// `allow_reports` false: denied calls always fail with EPERM (or kill), unreported — for sandboxes
+// whose owner does not serve a listener (sessions), where an unanswered notification would hang the call.
+// `unavailable`: calls that fail with ENOSYS, unreported, in either mode, as if this kernel lacked them
+// (for runtimes that probe them at every start, e.g. libuv's io_uring_setup in Node.js).
+SeccompProgram compile_seccomp_filter(SeccompMode mode, bool allow_network, bool allow_reports = true,
+                                      const std::vector<std::string>& unavailable = {});
 
 // The names of the calls the filter denies, for `e2beval doctor` and docs.
 const std::vector<std::string>& denied_syscall_names();

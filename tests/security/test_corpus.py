@@ -24,6 +24,8 @@ import e2beval
 
 CASES_DIR = Path(__file__).parent / "cases"
 DEFAULT_LIMITS = {"wall_time_s": 5}
+# A case's language comes from its suffix; its header lines start with the language's comment marker.
+LANGUAGES = {".py": ("python", "#"), ".js": ("javascript", "//"), ".sh": ("bash", "#")}
 OUTCOMES = {"ok", "exit_nonzero", "signaled", "timeout", "cpu_limit", "memory_limit", "output_limit", "file_limit",
             "pids_limit", "seccomp_violation", "sandbox_error"}
 
@@ -38,15 +40,17 @@ class Case:
     limits: dict = field(default_factory=dict)
     env: dict = field(default_factory=dict)
     why: str = ""
+    language: str = "python"
 
 
 def parse_case(path: Path) -> Case:
     code = path.read_text()
+    language, comment = LANGUAGES[path.suffix]
     headers: dict[str, list[str]] = {}
     for line in code.splitlines():
-        if not line.startswith("#"):
+        if not line.startswith(comment):
             break
-        match = re.match(r"#\s*([a-z-]+):\s?(.*)$", line)
+        match = re.match(re.escape(comment) + r"\s*([a-z-]+):\s?(.*)$", line)
         if match:
             headers.setdefault(match.group(1), []).append(match.group(2).strip())
     if "expect-outcome" not in headers:
@@ -65,10 +69,10 @@ def parse_case(path: Path) -> Case:
     for pattern in headers.get("expect-stdout", []) + headers.get("forbid-stdout", []):
         re.compile(pattern)
     return Case(path, code, outcomes, headers.get("expect-stdout", []), headers.get("forbid-stdout", []), limits, env,
-                headers["why"][0])
+                headers["why"][0], language)
 
 
-CASE_PATHS = sorted(CASES_DIR.glob("[0-9][0-9][0-9]_*.py"))
+CASE_PATHS = sorted(p for p in CASES_DIR.glob("[0-9][0-9][0-9]_*") if p.suffix in LANGUAGES)
 CASES = [parse_case(p) for p in CASE_PATHS]
 
 
@@ -210,8 +214,9 @@ def run_case(case: Case, host: Host, mode: str = "cold") -> dict:
     limits.update(case.limits)
     env = host.env()
     env.update(case.env)
-    result = e2beval.execute(case.code, limits=limits, env=env, pool=(mode == "warm"))
-    if mode == "warm" and not result.get("warm") and result.get("outcome") != "sandbox_error":
+    result = e2beval.execute(case.code, case.language, limits=limits, env=env, pool=(mode == "warm"))
+    # Only Python executions come from the pool; the others run cold in both modes.
+    if mode == "warm" and case.language == "python" and not result.get("warm") and result.get("outcome") != "sandbox_error":
         pytest.fail(f"{case.path.name}: asked for a warm execution but it ran cold", pytrace=False)
     return result
 
@@ -253,7 +258,8 @@ def test_case(case: Case, mode: str, host: Host):
 # A few cases that exercise kill paths (timeouts, output caps, daemons, fork bombs) are run again inside
 # one test so the fd count of this process can be compared exactly before and after.
 FD_CHECK_CASES = ["043_stdout_flood.py", "046_infinite_loop.py", "051_close_stdout_then_spin.py",
-                  "052_daemon_double_fork.py", "053_daemon_keeps_stdout.py", "036_fork_bomb.py", "000_sanity_workspace.py"]
+                  "052_daemon_double_fork.py", "053_daemon_keeps_stdout.py", "036_fork_bomb.py", "000_sanity_workspace.py",
+                  "115_js_event_loop_spin.js", "116_js_detached_daemon.js", "118_bash_fork_bomb.sh"]
 
 
 def _fd_count() -> int:

@@ -12,6 +12,7 @@
 #include <boost/asio/async_result.hpp>
 
 #include "e2beval/sandbox.hpp"
+#include "e2beval/session.hpp"
 
 namespace e2beval {
 
@@ -28,6 +29,9 @@ struct LocalSandboxOptions {
     std::string python_executable;
     // Already known (the Python module passes its own interpreter): skips asking the interpreter.
     std::optional<InterpreterInfo> python_info;
+    // The Node.js that runs JavaScript. Empty: $E2BEVAL_NODE, else `node` on PATH; found on first use, and
+    // its install prefix is bound read-only when it lies outside /usr.
+    std::string node_executable;
     // More host paths to bind read-only at the same place inside (e.g. a data directory).
     std::vector<std::string> extra_read_only_paths;
     // Warm pool: Python executions are forked from pre-started zygotes (same isolation as a cold
@@ -66,6 +70,14 @@ public:
 
     const InterpreterInfo& python() const noexcept { return python_; }
 
+    // Starts a long-lived session (docs/session-protocol.md) with this sandbox's interpreter. Throws
+    // sandbox_error when it cannot start, saying why. The session lives until kill(), its timeout, or the
+    // end of this process, whichever comes first; it does not depend on this LocalSandbox object.
+    std::shared_ptr<Session> create_session(const SessionOptions& options = {});
+    // The live sessions of this process, and one of them by id (nullptr when unknown or gone).
+    static std::vector<SessionInfo> list_sessions();
+    static std::shared_ptr<Session> find_session(const std::string& id);
+
     // Starts zygotes until `count` are idle for `isolation` (no-op when the pool is disabled).
     void warm_up(std::size_t count, const IsolationProfile& isolation = {});
     // Host pids of the live zygotes' sandbox init processes (the zygote interpreter is its child).
@@ -76,8 +88,11 @@ public:
 private:
     void start(boost::asio::any_io_executor executor, ExecRequest request,
                boost::asio::any_completion_handler<void(ExecResult)> handler);
-    local::SupervisionRequest base_request(const ExecRequest& request, bool with_filesystem) const;
+    // `more_read_only_paths`: host paths to mount besides the language's own (a session's Node.js).
+    local::SupervisionRequest base_request(const ExecRequest& request, bool with_filesystem,
+                                           const std::vector<std::string>& more_read_only_paths = {}) const;
     std::unique_ptr<local::Zygote> start_zygote(const IsolationProfile& isolation) const;
+    local::SupervisionRequest session_request(const SessionOptions& options, const std::string& agent_source) const;
 
     LocalSandboxOptions options_;
     InterpreterInfo python_;

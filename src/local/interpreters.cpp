@@ -1,0 +1,188 @@
+// The interpreters on the host (Python is found by discover_python in local_sandbox.cpp, Node.js here, bash
+// at /bin/bash) and the command line, mounts, environment and rlimits each language's program gets.
+#include "local/interpreters.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string_view>
+
+#include "e2beval/error.hpp"
+#include "local/fd.hpp"
+
+extern char** environ;
+
+namespace e2beval::local {
+
+const std::vector<std::string> kSystemPaths = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/localtime",
+};
+
+namespace {
+
+constexpr const char* kBash = "/bin/bash";
+
+// Node without a cgroup: the V8 heap gets half the memory limit, so a program that fills it ends with V8's
+// "JavaScript heap out of memory" before RLIMIT_DATA makes V8 fail less legibly; RLIMIT_DATA (private
+// writable memory: the heap, Buffers, malloc) is the limit plus what Node itself uses before running any
+// code (about 50 MiB). V8 and WebAssembly reserve gigabytes of address space they never touch, so
+// RLIMIT_AS only stops runaway reservations.
+constexpr std::uint64_t kNodeRuntimeBytes = 64 * kMiB;
+constexpr std::uint64_t kNodeReservationBytes = 16 * 1024 * kMiB;
+
+std::uint64_t node_heap_mib(const Limits& limits) { return std::max<std::uint64_t>(16, limits.memory_bytes / kMiB / 2); }
+
+}  // namespace
+
+bool is_under(const std::string& path, const std::string& directory) {
+    return path == directory || (path.size() > directory.size() && path.compare(0, directory.size(), directory) == 0 &&
+                                 path[directory.size()] == '/');
+}
+
+std::string run_host_command(const std::vector<std::string>& command, const std::string& fix) {
+    Pipe output = make_pipe();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, output.write_end.get(), 1);
+    std::vector<char*> argv;
+    for (const auto& argument : command) argv.push_back(const_cast<char*>(argument.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int spawn_error = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    output.write_end.reset();
+    if (spawn_error != 0)
+        throw sandbox_error(describe_syscall_failure("posix_spawnp(" + command[0] + ")", spawn_error) + "; " + fix);
+    std::string text;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(output.read_end.get(), buffer, sizeof buffer)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw sandbox_error("`" + command[0] + "` did not run (status " + std::to_string(status) + "); " + fix);
+    return text;
+}
+
+std::string configured_node(const std::string& configured) {
+    if (!configured.empty()) return configured;
+    const char* from_env = std::getenv("E2BEVAL_NODE");
+    return from_env && *from_env ? from_env : "node";
+}
+
+InterpreterInfo discover_node(const std::string& node) {
+    static std::mutex mutex;
+    static std::map<std::string, InterpreterInfo> cache;
+    std::lock_guard lock(mutex);
+    if (auto found = cache.find(node); found != cache.end()) return found->second;
+
+    const std::string fix = "JavaScript runs with Node.js: install it, or set E2BEVAL_NODE to the path of a node binary";
+    // Ask node itself: a version manager's shim or wrapper script resolves to the real binary.
+    std::istringstream lines(run_host_command(
+        {node, "-e", "console.log(require('fs').realpathSync(process.execPath)); console.log(process.versions.node)"}, fix));
+    InterpreterInfo info;
+    std::getline(lines, info.executable);
+    std::getline(lines, info.version);
+    if (info.executable.empty() || info.executable[0] != '/')
+        throw sandbox_error("could not find the real path of `" + node + "`; " + fix);
+    // The install prefix (PREFIX/bin/node) holds what a node build may load besides the system's libraries.
+    const std::filesystem::path binary(info.executable);
+    const bool in_bin = binary.parent_path().filename() == "bin";
+    const std::string needed = in_bin ? binary.parent_path().parent_path().string() : info.executable;
+    const bool covered = std::any_of(kSystemPaths.begin(), kSystemPaths.end(),
+                                     [&](const std::string& system_path) { return is_under(needed, system_path); });
+    if (!covered && needed != "/") info.read_only_paths.push_back(needed);
+    cache.emplace(node, info);
+    return info;
+}
+
+ProgramCommand program_command(Language language, const std::string& workspace, const InterpreterInfo& python,
+                               const std::string& node, const Limits& limits) {
+    ProgramCommand command;
+    switch (language) {
+        case Language::python:
+            command.program_path = workspace + "/main.py";
+            command.executable = python.executable;
+            // -I: ignore PYTHON* variables and user site-packages; -B: no .pyc writes; -u: output reaches us
+            // even when the program is killed at its timeout.
+            command.arguments = {python.executable, "-I", "-B", "-u"};
+            command.read_only_paths = python.read_only_paths;
+            break;
+        case Language::javascript: {
+            const auto info = discover_node(node);
+            // A file, not --eval: stack traces then name main.js and its lines.
+            command.program_path = workspace + "/main.js";
+            command.executable = info.executable;
+            command.arguments = {info.executable, "--max-old-space-size=" + std::to_string(node_heap_mib(limits))};
+            command.read_only_paths = info.read_only_paths;
+            break;
+        }
+        case Language::bash:
+            if (::access(kBash, X_OK) != 0)
+                throw sandbox_error(std::string("bash programs run with ") + kBash + ", which this host does not have; install bash");
+            command.program_path = workspace + "/main.sh";
+            command.executable = kBash;
+            command.arguments = {kBash};  // not a login shell: no profile files are read
+            break;
+    }
+    return command;
+}
+
+const std::vector<std::string>& unavailable_syscalls(Language language) {
+    static const std::vector<std::string> kNone;
+    static const std::vector<std::string> kNode = {"io_uring_setup"};
+    return language == Language::javascript ? kNode : kNone;
+}
+
+void adapt_rlimits(Language language, const Limits& limits, bool cgroup, std::vector<RlimitSetting>& rlimits) {
+    if (language != Language::javascript) return;
+    // With a cgroup, it limits the memory of the whole tree; an address-space cap would only stop V8 from
+    // starting (it reserves ~1 GiB before running anything).
+    const rlim_t address_space = cgroup ? RLIM_INFINITY : limits.memory_bytes + kNodeReservationBytes;
+    for (auto& setting : rlimits)
+        if (setting.resource == RLIMIT_AS) setting.soft = setting.hard = address_space;
+    if (!cgroup) {
+        const rlim_t data = limits.memory_bytes + kNodeRuntimeBytes;
+        rlimits.push_back({RLIMIT_DATA, data, data, "RLIMIT_DATA"});
+    }
+}
+
+bool stderr_reports_limit(Language language, LimitKind limit, const std::string& stderr_data) {
+    using Messages = std::vector<std::string_view>;
+    // What each interpreter prints when an allocation, a fork or a write fails for a limit.
+    static const std::map<std::pair<Language, LimitKind>, Messages> kMessages = {
+        {{Language::python, LimitKind::memory}, {"MemoryError"}},
+        {{Language::python, LimitKind::processes}, {"BlockingIOError: [Errno 11]"}},
+        {{Language::python, LimitKind::file_size}, {"File too large"}},
+        {{Language::javascript, LimitKind::memory},
+         {"JavaScript heap out of memory", "Array buffer allocation failed", "Fatal process out of memory", "std::bad_alloc"}},
+        {{Language::javascript, LimitKind::processes}, {" EAGAIN"}},  // Error: spawnSync /bin/sh EAGAIN
+        {{Language::javascript, LimitKind::file_size}, {"EFBIG"}},
+        {{Language::bash, LimitKind::memory}, {"xmalloc: cannot allocate", "xrealloc: cannot allocate", "Cannot allocate memory"}},
+        {{Language::bash, LimitKind::processes}, {"Resource temporarily unavailable"}},  // fork: retry: ...
+        {{Language::bash, LimitKind::file_size}, {"File too large"}},
+    };
+    const auto found = kMessages.find({language, limit});
+    if (found == kMessages.end()) return false;
+    // Only the end (V8 follows its message with a native stack trace): the program's own output earlier
+    // on may mention anything.
+    constexpr std::size_t kTail = 16 * 1024;
+    const auto tail = std::string_view(stderr_data).substr(stderr_data.size() > kTail ? stderr_data.size() - kTail : 0);
+    return std::any_of(found->second.begin(), found->second.end(),
+                       [&](std::string_view message) { return tail.find(message) != std::string_view::npos; });
+}
+
+}  // namespace e2beval::local
