@@ -16,6 +16,7 @@ public:
             case errc::io_error: return "file could not be read or written";
             case errc::sandbox_setup: return "sandbox could not be set up";
             case errc::unsupported: return "host does not support the requested isolation";
+            case errc::session_closed: return "the session is closed";
         }
         return "unknown e2beval error";
     }

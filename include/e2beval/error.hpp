@@ -14,6 +14,7 @@ enum class errc {
     io_error,           // a file could not be read or written
     sandbox_setup,      // the sandbox could not be built (a syscall failed)
     unsupported,        // the host lacks something the configured isolation needs
+    session_closed,     // a session was used after it was killed, timed out or its sandbox died
 };
 
 const std::error_category& error_category() noexcept;

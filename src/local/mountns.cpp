@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <string_view>
@@ -120,6 +121,16 @@ std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
         throw sandbox_error("too many read-only paths for the sandbox (at most " + std::to_string(kMaxHostTrees) + ")",
                             errc::invalid_input);
     return steps;
+}
+
+void add_workspace_link(std::vector<MountStep>& steps, const std::string& link) {
+    using Kind = MountStep::Kind;
+    auto enter = std::find_if(steps.begin(), steps.end(), [](const MountStep& step) { return step.kind == Kind::enter_root; });
+    std::vector<MountStep> added;
+    const auto parent = std::filesystem::path(link).parent_path().string();
+    if (!parent.empty() && parent != "/") added.push_back({Kind::directory, {}, inside(parent), {}, 0755});
+    added.push_back({Kind::symlink, {}, inside(link), "/tmp", 0});
+    steps.insert(enter, added.begin(), added.end());
 }
 
 namespace {

@@ -22,6 +22,10 @@ struct RootFilesystemSpec {
 // that is a symlink (merged /usr: /bin -> usr/bin) becomes the same symlink inside.
 std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec);
 
+// Adds `link` (e.g. /home/user) as a symlink to the workspace /tmp, before the plan enters its root:
+// sessions use E2B's home directory while the workspace stays the one writable, size-limited place.
+void add_workspace_link(std::vector<MountStep>& steps, const std::string& link);
+
 // Most bind steps a plan may hold (the child keeps their tree fds in a fixed array).
 inline constexpr int kMaxHostTrees = 64;
 

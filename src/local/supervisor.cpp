@@ -34,6 +34,7 @@
 #include "local/cgroup.hpp"
 #include "local/contain.hpp"
 #include "local/fd.hpp"
+#include "local/interpreters.hpp"
 #include "local/seccomp.hpp"
 
 namespace e2beval::local {
@@ -122,12 +123,27 @@ std::optional<SandboxCgroup> execution_cgroup(const SupervisionRequest& request)
     return cgroup;
 }
 
-Spawned spawn(SupervisionRequest& request, bool with_cgroup = true) {
+// `interactive_stdin`: when given, the child's stdin is a pipe whose write end is returned there (a
+// session's request channel) instead of a pipe prefilled with request.stdin_data.
+Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* interactive_stdin = nullptr) {
     check_stdin_size(request.stdin_data);
     // 1. cgroup (a zygote has none: each of its executions gets its own).
     std::optional<SandboxCgroup> cgroup = with_cgroup ? execution_cgroup(request) : std::nullopt;
     // 2. pipes and the report socket.
-    UniqueFd stdin_read = prefilled_stdin(request.stdin_data);
+    UniqueFd stdin_read;
+    if (interactive_stdin) {
+        // A socket rather than a pipe: the owner writes with MSG_NOSIGNAL, so a session whose sandbox has
+        // died gives EPIPE instead of killing the host process with SIGPIPE.
+        int ends[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+            throw sandbox_error(describe_syscall_failure("socketpair(AF_UNIX, SOCK_STREAM)", errno));
+        stdin_read = UniqueFd(ends[0]);
+        *interactive_stdin = UniqueFd(ends[1]);
+        ::shutdown(ends[0], SHUT_WR);
+        ::shutdown(ends[1], SHUT_RD);
+    } else {
+        stdin_read = prefilled_stdin(request.stdin_data);
+    }
     Pipe out = make_pipe(), err = make_pipe(), go = make_pipe();
     ReportChannel report = make_report_channel();
 
@@ -184,12 +200,6 @@ std::string seconds_text(std::chrono::milliseconds duration) {
     char text[32];
     std::snprintf(text, sizeof text, "%g s", seconds);
     return text;
-}
-
-// Python reports rlimit-based memory and file-size limits as exceptions, not signals.
-bool stderr_reports(const std::string& stderr_data, std::string_view marker) {
-    const auto tail_start = stderr_data.size() > 4096 ? stderr_data.size() - 4096 : 0;
-    return stderr_data.find(marker, tail_start) != std::string::npos;
 }
 
 // Watches one execution. Cold: the sandbox's init is our child (pidfd, wait4, its report). Warm: the
@@ -553,7 +563,7 @@ private:
         const int status = last_report_->value;
         const std::string denials = result_.denied_syscalls.empty() ? "" : "; denied system calls: " + denied_list();
         const bool memory_exhausted = cgroup_usage_.oom_kills > 0 ||
-                                      (language_ == Language::python && stderr_reports(result_.stderr_data, "MemoryError"));
+                                      stderr_reports_limit(language_, LimitKind::memory, result_.stderr_data);
         if (WIFEXITED(status)) {
             result_.exit_code = WEXITSTATUS(status);
             if (result_.exit_code == 0) return set(Outcome::ok, denials.empty() ? "" : denials.substr(2));
@@ -564,12 +574,12 @@ private:
         if (memory_exhausted)
             return set(Outcome::memory_limit, "ran out of memory (limit " + std::to_string(limits_.memory_bytes / kMiB) + " MiB)" + denials);
         if (cgroup_usage_.pids_limit_hits > 0 ||
-            (language_ == Language::python && stderr_reports(result_.stderr_data, "BlockingIOError: [Errno 11]")))
+            stderr_reports_limit(language_, LimitKind::processes, result_.stderr_data))
             return set(Outcome::pids_limit, "could not start more than " + std::to_string(limits_.max_processes) +
                                                 " processes" + denials);
         if (result_.signal == SIGXCPU || (result_.signal == SIGKILL && result_.cpu_time >= limits_.cpu_time))
             return set(Outcome::cpu_limit, "used more than the " + seconds_text(limits_.cpu_time) + " cpu-time limit" + denials);
-        if (result_.signal == SIGXFSZ || (language_ == Language::python && stderr_reports(result_.stderr_data, "File too large")))
+        if (result_.signal == SIGXFSZ || stderr_reports_limit(language_, LimitKind::file_size, result_.stderr_data))
             return set(Outcome::file_limit, "wrote a file larger than " + std::to_string(limits_.file_size_bytes) + " bytes" + denials);
         if (result_.signal == SIGSYS)
             return set(Outcome::seccomp_violation, "killed by the seccomp filter" + denials);
@@ -712,6 +722,25 @@ bool supervise_warm(asio::any_io_executor executor, Zygote& zygote, SupervisionR
                     std::move(cgroup)};
     std::make_shared<Supervision>(executor, request, std::move(spawned), std::move(handler), std::move(hooks))->start();
     return true;
+}
+
+InteractiveSandbox spawn_interactive(SupervisionRequest request) {
+    InteractiveSandbox sandbox;
+    Spawned spawned = spawn(request, true, &sandbox.stdin_write);
+    sandbox.pid = spawned.pid;
+    sandbox.pidfd = std::move(spawned.pidfd);
+    sandbox.stdout_read = std::move(spawned.stdout_read);
+    sandbox.stderr_read = std::move(spawned.stderr_read);
+    sandbox.report = std::move(spawned.report);
+    if (spawned.cgroup) sandbox.cgroup = std::make_unique<SandboxCgroup>(std::move(*spawned.cgroup));
+    return sandbox;
+}
+
+void kill_interactive(InteractiveSandbox& sandbox) noexcept {
+    if (sandbox.pid <= 0) return;
+    kill_and_reap(sandbox.pid, sandbox.pidfd.get());
+    sandbox.pid = -1;
+    sandbox.cgroup.reset();  // kills anything left in the cgroup and removes it
 }
 
 void supervise(asio::any_io_executor executor, SupervisionRequest request,

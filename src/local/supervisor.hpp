@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "e2beval/types.hpp"
+#include "local/cgroup.hpp"
 #include "local/fd.hpp"
 #include "local/spawn_plan.hpp"
 #include "local/userns.hpp"
@@ -28,6 +29,25 @@ struct SupervisionRequest {
 // and a detail naming the syscall; the handler is always called exactly once.
 void supervise(boost::asio::any_io_executor executor, SupervisionRequest request,
                boost::asio::any_completion_handler<void(ExecResult)> handler);
+
+// A sandbox whose program talks with its owner through its stdin and stdout (a session's agent). The
+// owner reads and writes the pipes itself; kill_interactive() ends the sandbox and removes its cgroup.
+struct InteractiveSandbox {
+    pid_t pid = -1;  // the sandbox's init, a child of the thread that called spawn_interactive()
+    UniqueFd pidfd;
+    UniqueFd stdin_write;
+    UniqueFd stdout_read;
+    UniqueFd stderr_read;
+    UniqueFd report;  // set-up failures of the child arrive here
+    std::unique_ptr<SandboxCgroup> cgroup;
+};
+
+// Builds the sandbox of `request` (plan.program_* is the program to run) with a request pipe for stdin.
+// Throws sandbox_error when it cannot be built. The init dies with the calling thread (PDEATHSIG), so
+// call it from a thread that lives as long as the sandbox should.
+InteractiveSandbox spawn_interactive(SupervisionRequest request);
+// Kills the whole sandbox, reaps its init and removes its cgroup. Idempotent.
+void kill_interactive(InteractiveSandbox& sandbox) noexcept;
 
 // A warm-pool zygote: a sandbox (same namespaces, root, identity as a cold one) whose program is the
 // zygote interpreter. Owning it keeps it alive; destroying it kills its whole pid namespace.

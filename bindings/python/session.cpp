@@ -1,0 +1,139 @@
+// e2beval._core.Session: the session API for python/e2beval/sandbox.py. Requests and events cross as JSON
+// text; every blocking call releases the GIL, and event callbacks take it back only to call Python.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <boost/json.hpp>
+
+#include "e2beval/error.hpp"
+#include "e2beval/json.hpp"
+#include "e2beval/local/local_sandbox.hpp"
+#include "e2beval/session.hpp"
+
+namespace py = pybind11;
+namespace json = boost::json;
+using namespace e2beval;
+
+namespace e2beval::python {
+
+LocalSandbox& sandbox_for(const std::string& python_json, const std::string& python_executable, bool pool);
+
+namespace {
+
+json::object parse_object(const std::string& text, const char* what) {
+    boost::system::error_code ec;
+    auto value = json::parse(text, ec);
+    if (ec || !value.is_object()) throw input_error(std::string(what) + " must be a JSON object");
+    return std::move(value.get_object());
+}
+
+std::map<std::string, std::string> string_map(const json::object& object, const char* what) {
+    std::map<std::string, std::string> map;
+    for (const auto& [key, value] : object) {
+        if (!value.is_string()) throw input_error(std::string(what) + " values must be strings; '" + std::string(key) + "' is not");
+        map.emplace(std::string(key), std::string(value.as_string()));
+    }
+    return map;
+}
+
+double epoch_seconds(std::chrono::system_clock::time_point time) {
+    return std::chrono::duration<double>(time.time_since_epoch()).count();
+}
+
+std::string info_json(const SessionInfo& info) {
+    json::object metadata;
+    for (const auto& [key, value] : info.metadata) metadata[key] = value;
+    return json::serialize(json::object{{"sandbox_id", info.id},
+                                        {"metadata", std::move(metadata)},
+                                        {"started_at", epoch_seconds(info.started_at)},
+                                        {"end_at", epoch_seconds(info.end_at)},
+                                        {"alive", info.alive},
+                                        {"host_pid", info.host_pid}});
+}
+
+// options: {"timeout_s", "limits": {...}, "isolation": {...}, "envs": {...}, "metadata": {...}}
+std::shared_ptr<Session> create_session(const std::string& options_json, const std::string& python_json,
+                                        const std::string& python_executable) {
+    const auto object = parse_object(options_json, "session options");
+    SessionOptions options;
+    for (const auto& [key, value] : object) {
+        if (key == "timeout_s") {
+            if (!value.is_number() || value.to_number<double>() <= 0)
+                throw input_error("timeout must be a positive number of seconds");
+            options.timeout = std::chrono::milliseconds(static_cast<long long>(value.to_number<double>() * 1000.0));
+        } else if (key == "limits") {
+            if (!value.is_object()) throw input_error("limits must be a mapping");
+            options.limits = limits_from_json(value.as_object(), options.limits);
+        } else if (key == "isolation") {
+            if (!value.is_object()) throw input_error("isolation must be a mapping");
+            options.isolation = isolation_from_json(value.as_object(), options.isolation);
+        } else if (key == "envs") {
+            options.env = string_map(value.as_object(), "envs");
+        } else if (key == "metadata") {
+            options.metadata = string_map(value.as_object(), "metadata");
+        } else {
+            throw input_error("unknown session option '" + std::string(key) + "'");
+        }
+    }
+    return sandbox_for(python_json, python_executable, false).create_session(options);
+}
+
+// Sends a request; calls `on_event(json_text)` for each streamed event; returns the final event's JSON.
+// An exception raised by the callback stops further callbacks and is re-raised once the request ends.
+std::string call(Session& session, const std::string& request_json, const py::object& on_event) {
+    auto request = parse_object(request_json, "session request");
+    std::optional<py::error_already_set> raised;
+    SessionEventHandler handler;
+    if (!on_event.is_none())
+        handler = [&](const SessionEvent& event) {
+            if (raised) return;
+            const auto text = json::serialize(event);
+            py::gil_scoped_acquire gil;
+            try {
+                on_event(text);
+            } catch (py::error_already_set& failure) {
+                raised.emplace(std::move(failure));
+            }
+        };
+    std::string final_event;
+    {
+        py::gil_scoped_release release;
+        final_event = json::serialize(session.call(std::move(request), handler));
+    }
+    if (raised) throw std::move(*raised);
+    return final_event;
+}
+
+}  // namespace
+
+void bind_sessions(py::module_& m) {
+    const auto release = py::call_guard<py::gil_scoped_release>();
+    py::class_<Session, std::shared_ptr<Session>>(m, "Session")
+        .def_property_readonly("id", &Session::id)
+        .def("call", &call, py::arg("request_json"), py::arg("on_event") = py::none())
+        .def("interrupt", &Session::interrupt, release)
+        .def("alive", &Session::alive, release)
+        .def("info", [](const Session& session) { return info_json(session.info()); }, release)
+        .def(
+            "set_timeout",
+            [](Session& session, double seconds) {
+                if (seconds <= 0) throw input_error("timeout must be a positive number of seconds");
+                session.set_timeout(std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0)));
+            },
+            py::arg("seconds"), release)
+        .def("kill", &Session::kill, release);
+    m.def("create_session", &create_session, py::arg("options_json"), py::arg("python_json"),
+          py::arg("python_executable"), release);
+    m.def(
+        "list_sessions",
+        [] {
+            json::array rows;
+            for (const auto& info : LocalSandbox::list_sessions()) rows.push_back(json::parse(info_json(info)));
+            return json::serialize(rows);
+        },
+        release);
+    m.def("find_session", &LocalSandbox::find_session, py::arg("sandbox_id"), release);
+}
+
+}  // namespace e2beval::python

@@ -1,0 +1,107 @@
+// Session: a long-lived sandbox with E2B's stateful model — code contexts that keep state between cells
+// (Python, JavaScript), shell commands, files — behind the same isolation as a one-shot execution.
+//
+// A session speaks the protocol in docs/session-protocol.md: each request is a JSON object with an "op";
+// the sandbox answers with events (the shapes of E2B's /execute stream and of its envd calls), ending with
+// one final event. Typed wrappers for the common calls are below; `call` reaches every op.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
+
+#include "e2beval/types.hpp"
+
+namespace e2beval {
+
+// The limits of a whole session (not of one cell): the defaults suit a notebook-like sandbox, like E2B's
+// default template (memory for the whole tree, room for files, no CPU-time cap).
+Limits default_session_limits();
+
+struct SessionOptions {
+    Limits limits = default_session_limits();  // wall_time and cpu_time are ignored: `timeout` is the lifetime
+    IsolationProfile isolation;
+    std::chrono::milliseconds timeout{300'000};  // killed this long after creation (E2B's default), see set_timeout
+    std::map<std::string, std::string> env;      // visible to every context and command
+    std::map<std::string, std::string> metadata;
+};
+
+struct SessionInfo {
+    std::string id;
+    std::map<std::string, std::string> metadata;
+    std::chrono::system_clock::time_point started_at;
+    std::chrono::system_clock::time_point end_at;  // when the timeout kills it
+    bool alive = false;
+    int host_pid = -1;  // the sandbox's init on the host (its pid namespace holds every process of the session)
+};
+
+// One event of a request, as the sandbox sent it ({"type": "stdout", "text": ..., ...}).
+using SessionEvent = boost::json::object;
+using SessionEventHandler = std::function<void(const SessionEvent&)>;
+
+// A cell's outcome, gathered from its events (the fields of E2B's Execution).
+struct CellOutput {
+    std::string text;
+    std::chrono::system_clock::time_point timestamp;
+};
+struct Execution {
+    std::vector<CellOutput> stdout_chunks;
+    std::vector<CellOutput> stderr_chunks;
+    std::vector<boost::json::object> results;  // {"is_main_result", "text", "html"?, "png"?, ...}
+    struct Error {
+        std::string name, value, traceback;
+    };
+    std::optional<Error> error;
+    int execution_count = 0;
+    bool timed_out = false;
+    bool context_restarted = false;  // the timed-out cell did not stop when interrupted: the context is fresh
+
+    std::optional<std::string> text() const;  // the main result's text, if any
+};
+
+struct CommandOutput {
+    std::string stdout_data;
+    std::string stderr_data;
+    int exit_code = -1;
+    std::optional<std::string> error;
+    bool timed_out = false;
+};
+
+class Session {
+public:
+    virtual ~Session() = default;
+
+    virtual const std::string& id() const noexcept = 0;
+    virtual SessionInfo info() const = 0;
+    virtual bool alive() const = 0;
+
+    // Sends one request and returns its final event ("end_of_execution", "end", "reply" or "failure"),
+    // calling `on_event` for every event before it. Throws sandbox_error (errc::session_closed) when the
+    // session is gone (killed, timed out, or its sandbox died), input_error for a request that is not an
+    // object with an "op". Failures of the request itself come back as a "failure" event, not an exception.
+    virtual SessionEvent call(boost::json::object request, const SessionEventHandler& on_event = {}) = 0;
+    // From another thread while a call streams: interrupts the running cell or command.
+    virtual void interrupt() = 0;
+
+    // Kills the session `timeout` from now (E2B's set_timeout).
+    virtual void set_timeout(std::chrono::milliseconds timeout) = 0;
+    // Kills every process of the session and removes its workspace and cgroup. Idempotent.
+    virtual void kill() noexcept = 0;
+
+    // Typed helpers over call().
+    Execution run_code(const std::string& code, const std::optional<std::string>& language = std::nullopt,
+                       const std::optional<std::string>& context = std::nullopt,
+                       std::optional<std::chrono::milliseconds> timeout = std::nullopt,
+                       const SessionEventHandler& on_event = {});
+    CommandOutput run_command(const std::string& command, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    void write_file(const std::string& path, const std::string& bytes);
+    std::string read_file(const std::string& path);
+};
+
+}  // namespace e2beval

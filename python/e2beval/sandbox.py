@@ -1,0 +1,745 @@
+"""A stateful local sandbox with the API of E2B's ``e2b_code_interpreter`` SDK.
+
+Scripts written for E2B move over by changing one import::
+
+    from e2beval import Sandbox            # was: from e2b_code_interpreter import Sandbox
+
+    with Sandbox.create(allow_internet_access=False, timeout=60) as sandbox:
+        execution = sandbox.run_code("x = 41\\nx + 1", language="python", timeout=5)
+        print(execution.text)                                   # 42
+        print(sandbox.commands.run("echo hi").stdout)           # hi
+        sandbox.files.write("/home/user/data.csv", b"a,b\\n1,2\\n")
+
+Each sandbox is a long-lived local sandbox (new namespaces, read-only root, no network, seccomp, a cgroup
+for the whole session) whose agent keeps notebook-like contexts (Python, JavaScript), runs bash commands and
+handles files; see docs/sessions.md for what differs from E2B's cloud.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _datetime
+import enum
+import io
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+
+from e2beval import _core
+
+__all__ = [
+    "Sandbox",
+    "SandboxInfo",
+    "Execution",
+    "ExecutionError",
+    "Result",
+    "Logs",
+    "OutputMessage",
+    "Context",
+    "CommandResult",
+    "CommandHandle",
+    "ProcessInfo",
+    "EntryInfo",
+    "WriteInfo",
+    "FileType",
+    "SandboxException",
+    "TimeoutException",
+    "NotFoundException",
+    "FileNotFoundException",
+    "InvalidArgumentException",
+    "CommandExitException",
+]
+
+DEFAULT_SANDBOX_TIMEOUT = 300  # seconds, E2B's default lifetime
+DEFAULT_EXECUTION_TIMEOUT = 300  # seconds, e2b_code_interpreter's default for run_code
+DEFAULT_COMMAND_TIMEOUT = 60  # seconds, e2b's default for commands.run
+
+
+# --- exceptions: the names of e2b's, rooted in e2beval.Error -------------------------------------------
+
+
+class SandboxException(_core.Error):
+    """Base of the session errors (e2b.SandboxException)."""
+
+
+class TimeoutException(SandboxException):
+    """A cell or command ran past its timeout, or the sandbox reached its lifetime."""
+
+
+class NotFoundException(SandboxException):
+    """An unknown context, process, file or sandbox."""
+
+
+class FileNotFoundException(NotFoundException):
+    """A path that does not exist inside the sandbox."""
+
+
+class InvalidArgumentException(SandboxException):
+    """A request the sandbox cannot take: unknown language, language and context together, bad UTF-8."""
+
+
+class CommandExitException(SandboxException):
+    """A command exited with a non-zero code (as in e2b, ``commands.run`` raises it); it carries the result."""
+
+    def __init__(self, stdout: str, stderr: str, exit_code: int, error: Optional[str]):
+        self.stdout = stdout
+        self.stderr = stderr
+        self.exit_code = exit_code
+        self.error = error
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"Command exited with code {self.exit_code} and error:\n{self.stderr}"
+
+
+# --- result types: the shapes of e2b_code_interpreter.models -------------------------------------------
+
+
+@dataclass
+class OutputMessage:
+    line: str
+    timestamp: int  # Unix epoch in nanoseconds
+    error: bool = False
+
+    def __str__(self) -> str:
+        return self.line
+
+
+@dataclass
+class ExecutionError:
+    name: str
+    value: str
+    traceback: str
+
+    def to_json(self) -> str:
+        return json.dumps({"name": self.name, "value": self.value, "traceback": self.traceback})
+
+
+_RESULT_FORMATS = ("text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex", "json", "javascript", "data")
+
+
+class Result:
+    """One displayed value of a cell; ``is_main_result`` marks the value of its last expression."""
+
+    def __init__(self, text=None, html=None, markdown=None, svg=None, png=None, jpeg=None, pdf=None, latex=None,
+                 json=None, javascript=None, data=None, chart=None, is_main_result=False, extra=None, **kwargs):
+        self.text = text
+        self.html = html
+        self.markdown = markdown
+        self.svg = svg
+        self.png = png
+        self.jpeg = jpeg
+        self.pdf = pdf
+        self.latex = latex
+        self.json = json
+        self.javascript = javascript
+        self.data = data
+        self.chart = chart
+        self.is_main_result = is_main_result
+        self.extra = extra
+
+    def __getitem__(self, item):
+        return getattr(self, item)
+
+    def formats(self) -> Iterable[str]:
+        return [name for name in _RESULT_FORMATS if getattr(self, name)]
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
+    def __repr__(self) -> str:
+        if self.text:
+            return f"Result({self.text})"
+        return "Result(Formats: " + ", ".join(self.formats()) + ")"
+
+    def _repr_html_(self):
+        return self.html
+
+    def _repr_markdown_(self):
+        return self.markdown
+
+    def _repr_svg_(self):
+        return self.svg
+
+    def _repr_png_(self):
+        return self.png
+
+    def _repr_jpeg_(self):
+        return self.jpeg
+
+    def _repr_pdf_(self):
+        return self.pdf
+
+    def _repr_latex_(self):
+        return self.latex
+
+    def _repr_json_(self):
+        return self.json
+
+    def _repr_javascript_(self):
+        return self.javascript
+
+    def _to_dict(self) -> dict:
+        data = {name: getattr(self, name) for name in _RESULT_FORMATS if getattr(self, name) is not None}
+        data["is_main_result"] = self.is_main_result
+        return data
+
+
+@dataclass
+class Logs:
+    stdout: List[str] = field(default_factory=list)
+    stderr: List[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"Logs(stdout: {self.stdout}, stderr: {self.stderr})"
+
+    def to_json(self) -> str:
+        return json.dumps({"stdout": self.stdout, "stderr": self.stderr})
+
+
+@dataclass
+class Execution:
+    results: List[Result] = field(default_factory=list)
+    logs: Logs = field(default_factory=Logs)
+    error: Optional[ExecutionError] = None
+    execution_count: Optional[int] = None
+
+    def __repr__(self) -> str:
+        return f"Execution(Results: {self.results}, Logs: {self.logs}, Error: {self.error})"
+
+    @property
+    def text(self) -> Optional[str]:
+        """The text of the main result (the value of the cell's last expression), or None."""
+        for result in self.results:
+            if result.is_main_result:
+                return result.text
+        return None
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "results": [result._to_dict() for result in self.results],
+            "logs": self.logs.to_json(),
+            "error": self.error.to_json() if self.error else None,
+        })
+
+
+@dataclass
+class Context:
+    id: str
+    language: str
+    cwd: str
+
+    @classmethod
+    def from_json(cls, data: Dict[str, str]) -> "Context":
+        return cls(data["id"], data["language"], data["cwd"])
+
+
+@dataclass
+class CommandResult:
+    stderr: str
+    stdout: str
+    exit_code: int
+    error: Optional[str]
+
+
+@dataclass
+class ProcessInfo:
+    pid: int
+    tag: Optional[str]
+    cmd: str
+    args: List[str]
+    envs: Dict[str, str]
+    cwd: Optional[str]
+
+
+class FileType(enum.Enum):
+    FILE = "file"
+    DIR = "dir"
+    SYMLINK = "symlink"
+
+
+@dataclass
+class EntryInfo:
+    name: str
+    type: Optional[FileType]
+    path: str
+    size: int
+    mode: int
+    permissions: str
+    owner: str
+    group: str
+    modified_time: _datetime.datetime
+    symlink_target: Optional[str] = None
+
+
+@dataclass
+class WriteInfo:
+    name: str
+    type: Optional[FileType]
+    path: str
+
+
+@dataclass
+class SandboxInfo:
+    sandbox_id: str
+    template_id: str
+    name: Optional[str]
+    metadata: Dict[str, str]
+    started_at: _datetime.datetime
+    end_at: _datetime.datetime
+    state: str = "running"
+
+
+# --- plumbing ----------------------------------------------------------------------------------------
+
+
+def _timestamp_ns(text: Optional[str]) -> int:
+    if not text:
+        return time.time_ns()
+    try:
+        moment = _datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return time.time_ns()
+    return int(moment.timestamp() * 1_000_000_000)
+
+
+def _check_text(value: str, what: str) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidArgumentException(
+                f"{what} is not valid UTF-8 (byte {error.start}: {error.reason}); pass text, or decode it first") from None
+    if not isinstance(value, str):
+        raise InvalidArgumentException(f"{what} must be a string, got {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidArgumentException(
+            f"{what} is not valid UTF-8 (character {error.start} is a lone surrogate); pass text that encodes as UTF-8") from None
+    if "\0" in value:
+        raise InvalidArgumentException(f"{what} holds a NUL byte at character {value.index(chr(0))}")
+    return value
+
+
+def _string_map(values: Optional[Dict[str, str]], what: str) -> Optional[Dict[str, str]]:
+    if values is None:
+        return None
+    if not isinstance(values, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in values.items()):
+        raise InvalidArgumentException(f"{what} must map strings to strings")
+    return dict(values)
+
+
+def _entry(data: dict) -> EntryInfo:
+    kind = data.get("type")
+    modified = data.get("modified_time")
+    return EntryInfo(
+        name=data.get("name", ""),
+        type=FileType(kind) if kind in ("file", "dir", "symlink") else None,
+        path=data.get("path", ""),
+        size=int(data.get("size", 0)),
+        mode=int(data.get("mode", 0)),
+        permissions=data.get("permissions", ""),
+        owner=data.get("owner", ""),
+        group=data.get("group", ""),
+        modified_time=_datetime.datetime.fromisoformat(modified.replace("Z", "+00:00")) if modified else
+        _datetime.datetime.fromtimestamp(0, _datetime.timezone.utc),
+        symlink_target=data.get("symlink_target"),
+    )
+
+
+class _Channel:
+    """One session's request channel: sends a request, turns a failure event into the matching exception."""
+
+    def __init__(self, session: "_core.Session", sandbox_id: str):
+        self._session = session
+        self._sandbox_id = sandbox_id
+
+    def call(self, request: dict, on_event: Optional[Callable[[dict], None]] = None) -> dict:
+        handler = None if on_event is None else (lambda text: on_event(json.loads(text)))
+        try:
+            final = json.loads(self._session.call(json.dumps(request), handler))
+        except _core.SandboxError as error:
+            if not self._session.alive():
+                message = str(error)
+                if "timeout" in message:
+                    raise TimeoutException(message) from None
+                raise SandboxException(message) from None
+            raise
+        if final.get("type") == "failure":
+            raise _failure_exception(final)
+        return final
+
+    def interrupt(self) -> None:
+        self._session.interrupt()
+
+
+def _failure_exception(event: dict) -> SandboxException:
+    kind, message = event.get("kind"), event.get("message", "the sandbox refused the request")
+    if kind == "not_found":
+        return NotFoundException(message)
+    if kind in ("invalid", "unsupported"):
+        return InvalidArgumentException(message)
+    return SandboxException(message)
+
+
+# --- commands ----------------------------------------------------------------------------------------
+
+
+class CommandHandle:
+    """A background command (``commands.run(..., background=True)``)."""
+
+    def __init__(self, channel: _Channel, pid: int):
+        self._channel = channel
+        self.pid = pid
+
+    def wait(self, on_stdout: Optional[Callable[[str], None]] = None,
+             on_stderr: Optional[Callable[[str], None]] = None, timeout: Optional[float] = None) -> CommandResult:
+        return _wait_for_command(self._channel, {"op": "command_wait", "pid": self.pid, "timeout": timeout},
+                                 on_stdout, on_stderr)
+
+    def kill(self) -> bool:
+        return bool(self._channel.call({"op": "command_kill", "pid": self.pid}).get("killed"))
+
+    def send_stdin(self, data: Union[str, bytes]) -> None:
+        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+        self._channel.call({"op": "command_send_stdin", "pid": self.pid, "data": _check_text(text, "stdin data")})
+
+    def disconnect(self) -> None:
+        """Stops following the command; it keeps running (as in e2b)."""
+
+
+def _wait_for_command(channel: _Channel, request: dict, on_stdout, on_stderr) -> CommandResult:
+    stdout: List[str] = []
+    stderr: List[str] = []
+
+    def on_event(event: dict) -> None:
+        kind = event.get("type")
+        if kind == "stdout":
+            stdout.append(event["text"])
+            if on_stdout:
+                on_stdout(event["text"])
+        elif kind == "stderr":
+            stderr.append(event["text"])
+            if on_stderr:
+                on_stderr(event["text"])
+
+    end = channel.call(request, on_event)
+    result = CommandResult(stderr="".join(stderr), stdout="".join(stdout), exit_code=int(end.get("exit_code", -1)),
+                           error=end.get("error"))
+    if end.get("timed_out"):
+        raise TimeoutException(
+            f"Command timed out after {request.get('timeout')} s — the 'timeout' option can be used to increase "
+            f"this timeout (0 disables it); output so far: {result.stdout[-500:]!r}")
+    if result.exit_code != 0:
+        raise CommandExitException(result.stdout, result.stderr, result.exit_code, result.error)
+    return result
+
+
+class Commands:
+    """``sandbox.commands``: bash command lines in the sandbox."""
+
+    def __init__(self, channel: _Channel):
+        self._channel = channel
+
+    def run(self, cmd: str, background: Optional[bool] = None, envs: Optional[Dict[str, str]] = None,
+            user: Optional[str] = None, cwd: Optional[str] = None, on_stdout: Optional[Callable[[str], None]] = None,
+            on_stderr: Optional[Callable[[str], None]] = None, stdin: Optional[bool] = None,
+            timeout: Optional[float] = DEFAULT_COMMAND_TIMEOUT, request_timeout: Optional[float] = None, *,
+            retain_output: bool = True):
+        """Runs ``/bin/bash -c cmd``. Foreground: returns a CommandResult, or raises CommandExitException for a
+        non-zero exit and TimeoutException past ``timeout`` seconds (0: none). Background: a CommandHandle."""
+        request = {
+            "op": "run_command",
+            "cmd": _check_text(cmd, "the command"),
+            "envs": _string_map(envs, "envs"),
+            "cwd": cwd,
+            "timeout": timeout,
+            "background": bool(background),
+            "stdin": bool(stdin),
+            "user": user,
+        }
+        if background:
+            reply = self._channel.call(request)
+            return CommandHandle(self._channel, int(reply["pid"]))
+        return _wait_for_command(self._channel, request, on_stdout, on_stderr)
+
+    def connect(self, pid: int, timeout: Optional[float] = 60, request_timeout: Optional[float] = None) -> CommandHandle:
+        if not any(process.pid == pid for process in self.list()):
+            raise NotFoundException(f"Process with pid {pid} not found")
+        return CommandHandle(self._channel, pid)
+
+    def kill(self, pid: int, request_timeout: Optional[float] = None) -> bool:
+        return bool(self._channel.call({"op": "command_kill", "pid": pid}).get("killed"))
+
+    def list(self, request_timeout: Optional[float] = None) -> List[ProcessInfo]:
+        processes = self._channel.call({"op": "command_list"}).get("processes", [])
+        return [ProcessInfo(pid=p["pid"], tag=None, cmd=p.get("cmd", ""), args=[], envs={}, cwd=p.get("cwd"))
+                for p in processes if p.get("running", True)]
+
+    def send_stdin(self, pid: int, data: Union[str, bytes], request_timeout: Optional[float] = None) -> None:
+        CommandHandle(self._channel, pid).send_stdin(data)
+
+    def close_stdin(self, pid: int, request_timeout: Optional[float] = None) -> None:
+        self._channel.call({"op": "command_close_stdin", "pid": pid})
+
+
+# --- files -------------------------------------------------------------------------------------------
+
+
+class Filesystem:
+    """``sandbox.files``: the sandbox's own files (relative paths are relative to /home/user)."""
+
+    def __init__(self, channel: _Channel):
+        self._channel = channel
+
+    def _call(self, request: dict) -> dict:
+        try:
+            return self._channel.call(request)
+        except NotFoundException as error:
+            raise FileNotFoundException(str(error)) from None
+
+    def read(self, path: str, format: str = "text", user: Optional[str] = None,
+             request_timeout: Optional[float] = None, gzip: bool = False,
+             stream_idle_timeout: Optional[float] = None):
+        if format not in ("text", "bytes", "stream"):
+            raise InvalidArgumentException(f"format must be 'text', 'bytes' or 'stream', not {format!r}")
+        data = base64.b64decode(self._call({"op": "files_read", "path": path})["data"])
+        if format == "bytes":
+            return bytearray(data)
+        if format == "stream":
+            return iter([data])
+        return data.decode("utf-8", errors="replace")
+
+    def write(self, path: str, data: Union[str, bytes, IO], user: Optional[str] = None,
+              request_timeout: Optional[float] = None, gzip: bool = False, use_octet_stream: Optional[bool] = None,
+              metadata: Optional[Dict[str, str]] = None) -> WriteInfo:
+        if isinstance(data, str):
+            payload = data.encode("utf-8")
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            payload = bytes(data)
+        elif hasattr(data, "read"):
+            content = data.read()
+            payload = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        else:
+            payload = b"".join(bytes(chunk) for chunk in data)
+        entry = self._call({"op": "files_write", "path": path, "data": base64.b64encode(payload).decode("ascii")})["entry"]
+        return WriteInfo(name=entry["name"], type=FileType.FILE, path=entry["path"])
+
+    def write_files(self, files: List[Any], user: Optional[str] = None, request_timeout: Optional[float] = None,
+                    gzip: bool = False, use_octet_stream: Optional[bool] = None,
+                    metadata: Optional[Dict[str, str]] = None) -> List[WriteInfo]:
+        written = []
+        for item in files:
+            path = item["path"] if isinstance(item, dict) else item.path
+            data = item["data"] if isinstance(item, dict) else item.data
+            written.append(self.write(path, data))
+        return written
+
+    def list(self, path: str, depth: Optional[int] = 1, user: Optional[str] = None,
+             request_timeout: Optional[float] = None) -> List[EntryInfo]:
+        if depth is not None and depth < 1:
+            raise InvalidArgumentException("depth should be at least 1")
+        return [_entry(item) for item in self._call({"op": "files_list", "path": path, "depth": depth or 1})["entries"]]
+
+    def exists(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> bool:
+        return bool(self._call({"op": "files_exists", "path": path})["exists"])
+
+    def get_info(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> EntryInfo:
+        return _entry(self._call({"op": "files_info", "path": path})["entry"])
+
+    def remove(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> None:
+        self._call({"op": "files_remove", "path": path})
+
+    def rename(self, old_path: str, new_path: str, user: Optional[str] = None,
+               request_timeout: Optional[float] = None) -> EntryInfo:
+        return _entry(self._call({"op": "files_rename", "old_path": old_path, "new_path": new_path})["entry"])
+
+    def make_dir(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> bool:
+        return bool(self._call({"op": "files_make_dir", "path": path})["created"])
+
+    def watch_dir(self, *args: Any, **kwargs: Any):
+        raise NotImplementedError("e2beval's local sandbox does not offer watch_dir yet; poll files.list instead")
+
+
+# --- the sandbox -------------------------------------------------------------------------------------
+
+
+class _ClassOrInstance:
+    """``Sandbox.kill(sandbox_id)`` and ``sandbox.kill()`` both work, as in e2b."""
+
+    def __init__(self, function):
+        self._function = function
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return lambda sandbox_id, *args, **kwargs: self._function(owner._lookup(sandbox_id), *args, **kwargs)
+        return lambda *args, **kwargs: self._function(instance, *args, **kwargs)
+
+
+class Sandbox:
+    """A local, stateful sandbox with e2b_code_interpreter's API. Create it with ``Sandbox.create()``."""
+
+    default_template = "code-interpreter-v1"
+
+    def __init__(self, template: Optional[str] = None, timeout: Optional[int] = None,
+                 metadata: Optional[Dict[str, str]] = None, envs: Optional[Dict[str, str]] = None,
+                 secure: Optional[bool] = None, allow_internet_access: Optional[bool] = None, *,
+                 limits: Optional[Dict[str, float]] = None, isolation: Optional[Dict[str, Any]] = None,
+                 python: Optional[str] = None, _session: Any = None, **ignored: Any):
+        """Starts a sandbox. e2beval's own options: ``limits`` (memory_mb, max_processes, workspace_mb,
+        file_size_bytes, open_files, output_bytes), ``isolation`` (seccomp, minimum_level) and ``python``
+        (the interpreter inside). E2B's connection options (api_key, domain, request_timeout, ...) are
+        accepted and ignored: nothing leaves this machine."""
+        if _session is None:
+            from e2beval import _interpreter_json  # late: the package imports this module
+
+            isolation = dict(isolation or {})
+            # Unlike E2B (whose default is True), the network stays off unless asked for explicitly.
+            if allow_internet_access:
+                isolation["network"] = True
+            options = {"timeout_s": float(timeout or DEFAULT_SANDBOX_TIMEOUT), "limits": limits or {},
+                       "isolation": isolation, "envs": _string_map(envs, "envs") or {},
+                       "metadata": _string_map(metadata, "metadata") or {}}
+            _session = _core.create_session(json.dumps(options), _interpreter_json(python), python or "")
+        self._session = _session
+        self.sandbox_id: str = _session.id
+        self.template_id = template or self.default_template
+        self._channel = _Channel(_session, self.sandbox_id)
+        self.commands = Commands(self._channel)
+        self.files = Filesystem(self._channel)
+
+    @classmethod
+    def create(cls, template: Optional[str] = None, timeout: Optional[int] = None,
+               metadata: Optional[Dict[str, str]] = None, envs: Optional[Dict[str, str]] = None,
+               secure: Optional[bool] = None, allow_internet_access: Optional[bool] = None, **opts: Any) -> "Sandbox":
+        return cls(template=template, timeout=timeout, metadata=metadata, envs=envs, secure=secure,
+                   allow_internet_access=allow_internet_access, **opts)
+
+    @classmethod
+    def _lookup(cls, sandbox_id: str) -> "Sandbox":
+        session = _core.find_session(sandbox_id)
+        if session is None:
+            raise NotFoundException(f"Sandbox {sandbox_id} not found (local sandboxes live in the process that created them)")
+        return cls(_session=session)
+
+    @classmethod
+    def connect(cls, sandbox_id: str, timeout: Optional[int] = None, **opts: Any) -> "Sandbox":
+        sandbox = cls._lookup(sandbox_id)
+        if timeout:
+            sandbox.set_timeout(timeout)
+        return sandbox
+
+    @classmethod
+    def list(cls, query: Any = None, limit: Optional[int] = None, **opts: Any) -> List[SandboxInfo]:
+        """The live sandboxes of this process (a list, where e2b returns a paginator)."""
+        return [_sandbox_info(info, cls.default_template) for info in json.loads(_core.list_sessions())][:limit]
+
+    # -- code contexts --
+
+    def run_code(self, code: str, language: Optional[str] = None, context: Optional[Context] = None,
+                 on_stdout: Optional[Callable[[OutputMessage], Any]] = None,
+                 on_stderr: Optional[Callable[[OutputMessage], Any]] = None,
+                 on_result: Optional[Callable[[Result], Any]] = None,
+                 on_error: Optional[Callable[[ExecutionError], Any]] = None, envs: Optional[Dict[str, str]] = None,
+                 timeout: Optional[float] = None, request_timeout: Optional[float] = None) -> Execution:
+        """Runs a cell in a context (the language's default one unless ``context`` is given); state persists.
+        ``timeout`` seconds (default 300, 0 for none): past it the cell is interrupted and TimeoutException is
+        raised; the context survives (or is restarted when the cell ignores the interrupt)."""
+        if language and context:
+            raise InvalidArgumentException("You can provide context or language, but not both at the same time.")
+        timeout = None if timeout == 0 else (timeout or DEFAULT_EXECUTION_TIMEOUT)
+        execution = Execution()
+        timed_out: Dict[str, Any] = {}
+
+        def on_event(event: dict) -> None:
+            kind = event.pop("type", None)
+            event.pop("id", None)
+            if kind == "stdout" or kind == "stderr":
+                message = OutputMessage(event["text"], _timestamp_ns(event.get("timestamp")), kind == "stderr")
+                (execution.logs.stdout if kind == "stdout" else execution.logs.stderr).append(event["text"])
+                callback = on_stdout if kind == "stdout" else on_stderr
+                if callback:
+                    callback(message)
+            elif kind == "result":
+                result = Result(**event)
+                execution.results.append(result)
+                if on_result:
+                    on_result(result)
+            elif kind == "error":
+                execution.error = ExecutionError(event.get("name", ""), event.get("value", ""), event.get("traceback", ""))
+                if on_error:
+                    on_error(execution.error)
+            elif kind == "number_of_executions":
+                execution.execution_count = event["execution_count"]
+            elif kind == "timeout":
+                timed_out.update(event)
+
+        request = {"op": "run_code", "code": _check_text(code, "the cell"), "language": language,
+                   "context": context.id if isinstance(context, Context) else context,
+                   "envs": _string_map(envs, "envs"), "timeout": timeout}
+        self._channel.call(request, on_event)
+        if timed_out:
+            restarted = " (it ignored the interrupt, so its context was restarted and its state is lost)" \
+                if timed_out.get("context_restarted") else ""
+            raise TimeoutException(
+                f"Execution timed out after {timeout} s{restarted} — the 'timeout' option can be used to increase "
+                f"this timeout")
+        return execution
+
+    def create_code_context(self, cwd: Optional[str] = None, language: Optional[str] = None,
+                            request_timeout: Optional[float] = None) -> Context:
+        reply = self._channel.call({"op": "create_context", "language": language, "cwd": cwd})
+        return Context.from_json(reply["context"])
+
+    def list_code_contexts(self) -> List[Context]:
+        return [Context.from_json(item) for item in self._channel.call({"op": "list_contexts"})["contexts"]]
+
+    def restart_code_context(self, context: Union[Context, str]) -> None:
+        self._channel.call({"op": "restart_context", "context": getattr(context, "id", context)})
+
+    def remove_code_context(self, context: Union[Context, str]) -> None:
+        self._channel.call({"op": "remove_context", "context": getattr(context, "id", context)})
+
+    # -- lifetime --
+
+    def _kill(self, **opts: Any) -> bool:
+        was_alive = self._session.alive()
+        self._session.kill()
+        return was_alive
+
+    def _set_timeout(self, timeout: int, **opts: Any) -> None:
+        try:
+            self._session.set_timeout(float(timeout))
+        except _core.SandboxError as error:
+            raise SandboxException(str(error)) from None
+
+    def _get_info(self, **opts: Any) -> SandboxInfo:
+        return _sandbox_info(json.loads(self._session.info()), self.template_id)
+
+    kill = _ClassOrInstance(_kill)
+    set_timeout = _ClassOrInstance(_set_timeout)
+    get_info = _ClassOrInstance(_get_info)
+
+    def is_running(self, request_timeout: Optional[float] = None) -> bool:
+        return self._session.alive()
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.kill()
+
+    def __repr__(self) -> str:
+        return f"Sandbox(sandbox_id={self.sandbox_id!r}, running={self.is_running()})"
+
+
+def _sandbox_info(info: dict, template_id: str) -> SandboxInfo:
+    def moment(seconds: float) -> _datetime.datetime:
+        return _datetime.datetime.fromtimestamp(seconds, _datetime.timezone.utc)
+
+    return SandboxInfo(sandbox_id=info["sandbox_id"], template_id=template_id, name=None,
+                       metadata=info.get("metadata", {}), started_at=moment(info["started_at"]),
+                       end_at=moment(info["end_at"]), state="running" if info.get("alive") else "killed")

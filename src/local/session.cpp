@@ -1,0 +1,393 @@
+// LocalSession: a long-lived local sandbox whose program is the session agent (src/local/session_agent.py).
+// The host side writes one JSON request per line to the agent's stdin and reads its events, one JSON
+// object per line, from its stdout (docs/session-protocol.md). The sandbox is built exactly like a
+// one-shot execution's (LocalSandbox::base_request); what differs is listed in session_request().
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "e2beval/error.hpp"
+#include "e2beval/local/local_sandbox.hpp"
+#include "local/cgroup.hpp"
+#include "local/interpreters.hpp"
+#include "local/mountns.hpp"
+#include "local/rlimit.hpp"
+#include "local/seccomp.hpp"
+#include "local/session_agent.hpp"
+#include "local/session_keeper.hpp"
+#include "local/supervisor.hpp"
+
+namespace e2beval {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char* kAgentPath = "/tmp/.e2beval-agent.py";
+constexpr const char* kHome = "/home/user";  // E2B's user and working directory; a link to the workspace
+constexpr auto kStartTimeout = std::chrono::seconds(20);
+constexpr std::size_t kStderrTail = 8192;
+
+std::string random_id() {
+    static std::mutex mutex;
+    static std::mt19937_64 generator{std::random_device{}()};
+    std::lock_guard lock(mutex);
+    static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    std::string id = "local-";
+    for (int i = 0; i < 16; ++i) id += kDigits[generator() % 36];
+    return id;
+}
+
+// The seccomp filter of sessions: denied calls fail with EPERM (or kill) without a user-notification
+// listener, because nobody answers notifications while a session idles between requests.
+const local::SeccompProgram& session_seccomp(SeccompMode mode, bool network) {
+    static std::mutex mutex;
+    static std::map<std::pair<SeccompMode, bool>, local::SeccompProgram> programs;
+    std::lock_guard lock(mutex);
+    auto found = programs.find({mode, network});
+    if (found == programs.end())
+        found = programs
+                    .emplace(std::pair{mode, network},
+                             local::compile_seccomp_filter(mode, network, false, local::unavailable_syscalls(Language::javascript)))
+                    .first;
+    return found->second;
+}
+
+void write_line(int fd, const std::string& line) {
+    std::size_t written = 0;
+    while (written < line.size()) {
+        const ssize_t n = ::send(fd, line.data() + written, line.size() - written, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw sandbox_error(describe_syscall_failure("write(session request)", errno), errc::session_closed);
+        written += static_cast<std::size_t>(n);
+    }
+}
+
+class LocalSession final : public Session, public local::KeptSession, public std::enable_shared_from_this<LocalSession> {
+public:
+    LocalSession(std::string id, local::InteractiveSandbox sandbox, const SessionOptions& options)
+        : id_(std::move(id)), sandbox_(std::move(sandbox)), metadata_(options.metadata),
+          started_at_(std::chrono::system_clock::now()) {
+        end_at_ = started_at_ + options.timeout;
+        ::fcntl(sandbox_.stderr_read.get(), F_SETFL, O_NONBLOCK);
+    }
+    ~LocalSession() override { kill(); }
+
+    // Waits for the agent's "ready" line; throws sandbox_error with what went wrong.
+    void wait_until_ready() {
+        const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+        for (;;) {
+            if (auto line = next_line(deadline)) {
+                auto event = parse_event(*line);
+                if (event.contains("type") && event.at("type") == "ready") {
+                    ready_ = event;
+                    return;
+                }
+                continue;
+            }
+            std::string why = closed_reason_.empty() ? "did not start within 20 s" : closed_reason_;
+            local::ChildReport report;
+            if (::recv(sandbox_.report.get(), &report, sizeof report, MSG_DONTWAIT) == static_cast<ssize_t>(sizeof report) &&
+                report.kind == local::ChildReport::setup_failed)
+                why = std::string("sandbox set-up failed: ") + report.call + (report.path[0] ? std::string(" on ") + report.path : "") +
+                      ": " + std::strerror(report.value);
+            throw sandbox_error("the session's sandbox could not start: " + why + stderr_excerpt());
+        }
+    }
+
+    const std::string& id() const noexcept override { return id_; }
+    const std::string& keeper_id() const noexcept override { return id_; }
+
+    SessionInfo info() const override {
+        std::lock_guard lock(state_mutex_);
+        return {id_, metadata_, started_at_, end_at_, !closed_, sandbox_.pid};
+    }
+    bool alive() const override {
+        std::lock_guard lock(state_mutex_);
+        return !closed_;
+    }
+
+    SessionEvent call(json::object request, const SessionEventHandler& on_event) override {
+        if (!request.contains("op") || !request.at("op").is_string())
+            throw input_error("a session request needs an \"op\" (see docs/session-protocol.md)");
+        std::lock_guard call_lock(call_mutex_);
+        check_open();
+        const std::int64_t id = ++next_request_id_;
+        request["id"] = id;
+        current_request_ = id;
+        struct Clear {
+            std::atomic<std::int64_t>& current;
+            ~Clear() { current = 0; }
+        } clear{current_request_};
+        send(json::serialize(request) + "\n");
+        for (;;) {
+            auto line = next_line(std::chrono::steady_clock::time_point::max());
+            if (!line) throw closed_error();
+            auto event = parse_event(*line);
+            if (!event.contains("id") || !event.at("id").is_int64() || event.at("id").as_int64() != id) continue;
+            const auto type = event.contains("type") && event.at("type").is_string() ? std::string(event.at("type").as_string()) : "";
+            const bool final = type == "end_of_execution" || type == "end" || type == "reply" || type == "failure";
+            if (final) return event;
+            if (on_event) on_event(event);
+        }
+    }
+
+    void interrupt() override {
+        const std::int64_t id = current_request_;
+        if (id == 0) return;
+        try {
+            send(json::serialize(json::object{{"id", id}, {"op", "interrupt"}}) + "\n");
+        } catch (const error&) {
+            // the session is gone: nothing is running any more
+        }
+    }
+
+    void set_timeout(std::chrono::milliseconds timeout) override {
+        check_open();
+        {
+            std::lock_guard lock(state_mutex_);
+            end_at_ = std::chrono::system_clock::now() + timeout;
+        }
+        local::SessionKeeper::instance().schedule(shared_from_this(), std::chrono::steady_clock::now() + timeout);
+    }
+
+    void kill() noexcept override {
+        close_with("it was killed");
+        local::SessionKeeper::instance().forget(id_);
+    }
+
+    void expire() noexcept override {
+        std::chrono::seconds lived;
+        {
+            std::lock_guard lock(state_mutex_);
+            lived = std::chrono::duration_cast<std::chrono::seconds>(end_at_ - started_at_);
+        }
+        close_with("it reached its timeout of " + std::to_string(lived.count()) +
+                   " s (extend it with set_timeout, or pass a longer timeout when creating it)");
+    }
+
+    const json::object& ready() const noexcept { return ready_; }
+
+private:
+    void close_with(const std::string& reason) noexcept {
+        std::lock_guard lock(state_mutex_);
+        if (closed_) return;
+        closed_ = true;
+        closed_reason_ = reason;
+        // Ends every process of the session (its pid namespace) and removes its cgroup; the workspace is a
+        // tmpfs of the sandbox's mount namespace and goes with it. Pipes stay open until destruction, so
+        // a call() blocked on them sees the end and reports closed_reason_.
+        local::kill_interactive(sandbox_);
+    }
+
+    void check_open() const {
+        std::lock_guard lock(state_mutex_);
+        if (closed_) throw sandbox_error("session " + id_ + " is closed: " + closed_reason_, errc::session_closed);
+    }
+
+    sandbox_error closed_error() {
+        std::string reason;
+        {
+            std::lock_guard lock(state_mutex_);
+            reason = closed_reason_;
+        }
+        if (reason.empty()) {
+            reason = "its sandbox ended unexpectedly (the memory or process limit of the session, or the agent was killed)" +
+                     stderr_excerpt();
+            close_with(reason);
+        }
+        return sandbox_error("session " + id_ + " is closed: " + reason, errc::session_closed);
+    }
+
+    void send(const std::string& line) {
+        std::lock_guard lock(write_mutex_);
+        check_open();
+        write_line(sandbox_.stdin_write.get(), line);
+    }
+
+    // The next line from the agent, or nullopt when the agent is gone or `deadline` passed.
+    std::optional<std::string> next_line(std::chrono::steady_clock::time_point deadline) {
+        for (;;) {
+            if (const auto newline = buffer_.find('\n', scanned_); newline != std::string::npos) {
+                std::string line = buffer_.substr(0, newline);
+                buffer_.erase(0, newline + 1);
+                scanned_ = 0;
+                return line;
+            }
+            scanned_ = buffer_.size();
+            if (stdout_closed_) return std::nullopt;
+            pollfd fds[2] = {{sandbox_.stdout_read.get(), POLLIN, 0}, {sandbox_.stderr_read.get(), POLLIN, 0}};
+            int wait_ms = -1;
+            if (deadline != std::chrono::steady_clock::time_point::max()) {
+                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+                if (left.count() <= 0) return std::nullopt;
+                wait_ms = static_cast<int>(std::min<std::int64_t>(left.count(), 60'000));
+            }
+            const int ready = ::poll(fds, stderr_open_ ? 2 : 1, wait_ms);
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready < 0) throw sandbox_error(describe_syscall_failure("poll(session pipes)", errno));
+            if (stderr_open_ && (fds[1].revents & (POLLIN | POLLHUP))) drain_stderr();
+            if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+                char chunk[65536];
+                const ssize_t n = ::read(sandbox_.stdout_read.get(), chunk, sizeof chunk);
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) {
+                    stdout_closed_ = true;
+                    continue;
+                }
+                buffer_.append(chunk, static_cast<std::size_t>(n));
+            }
+        }
+    }
+
+    void drain_stderr() {
+        char chunk[8192];
+        for (;;) {
+            const ssize_t n = ::read(sandbox_.stderr_read.get(), chunk, sizeof chunk);
+            if (n < 0 && errno == EINTR) continue;
+            if (n == 0) stderr_open_ = false;
+            if (n <= 0) return;
+            stderr_tail_.append(chunk, static_cast<std::size_t>(n));
+            if (stderr_tail_.size() > kStderrTail) stderr_tail_.erase(0, stderr_tail_.size() - kStderrTail);
+        }
+    }
+
+    std::string stderr_excerpt() {
+        if (stderr_open_) drain_stderr();
+        if (stderr_tail_.empty()) return {};
+        const auto start = stderr_tail_.size() > 1500 ? stderr_tail_.size() - 1500 : 0;
+        return "; the agent's last words: " + stderr_tail_.substr(start);
+    }
+
+    json::object parse_event(const std::string& line) {
+        boost::system::error_code ec;
+        auto value = json::parse(line, ec);
+        if (ec || !value.is_object())
+            throw sandbox_error("session " + id_ + ": the agent sent a line that is not a JSON object: " + line.substr(0, 200));
+        return std::move(value.as_object());
+    }
+
+    const std::string id_;
+    local::InteractiveSandbox sandbox_;
+    const std::map<std::string, std::string> metadata_;
+    const std::chrono::system_clock::time_point started_at_;
+    std::chrono::system_clock::time_point end_at_;
+    json::object ready_;
+
+    mutable std::mutex state_mutex_;  // closed_, closed_reason_, end_at_, sandbox_ (kill)
+    bool closed_ = false;
+    std::string closed_reason_;
+
+    std::mutex call_mutex_;   // one request at a time
+    std::mutex write_mutex_;  // requests and interrupts
+    std::atomic<std::int64_t> next_request_id_{0};
+    std::atomic<std::int64_t> current_request_{0};
+
+    // Owned by the thread holding call_mutex_ (and by wait_until_ready before the session is shared).
+    std::string buffer_;
+    std::size_t scanned_ = 0;
+    bool stdout_closed_ = false;
+    bool stderr_open_ = true;
+    std::string stderr_tail_;
+};
+
+}  // namespace
+
+Limits default_session_limits() {
+    Limits limits;
+    limits.memory_bytes = 1024 * kMiB;
+    limits.max_processes = 256;
+    limits.output_bytes = 1 * kMiB;  // per stream per cell or command (the agent caps it)
+    limits.file_size_bytes = 256 * kMiB;
+    limits.workspace_bytes = 512 * kMiB;
+    limits.open_files = 1024;
+    return limits;
+}
+
+local::SupervisionRequest LocalSandbox::session_request(const SessionOptions& options, const std::string& agent_source) const {
+    ExecRequest base;
+    base.language = Language::python;
+    base.limits = options.limits;
+    base.isolation = options.isolation;
+    base.env = options.env;
+    // JavaScript contexts need Node.js inside too: its install prefix when it is outside the system paths.
+    std::optional<InterpreterInfo> node;
+    try {
+        node = local::discover_node(local::configured_node(options_.node_executable));
+    } catch (const error&) {
+        node.reset();  // no Node.js here: JavaScript contexts answer that it is unavailable, and why
+    }
+    auto request = base_request(base, true, node ? node->read_only_paths : std::vector<std::string>{});
+    auto& plan = request.plan;
+
+    // The agent is the program; it deletes its file once started. E2B's home directory is a link to the
+    // workspace, which stays the only writable, size-limited place.
+    local::add_workspace_link(plan.mount_steps, kHome);
+    plan.working_directory = kHome;
+    plan.program_path = kAgentPath;
+    plan.program_source = agent_source;
+    plan.arguments = {python_.executable, "-I", "-B", "-u", plan.program_path};
+    for (auto& variable : plan.environment)
+        if (variable.rfind("HOME=", 0) == 0) variable = std::string("HOME=") + kHome;
+    plan.environment.push_back(std::string("E2BEVAL_AGENT_HOME=") + kHome);
+    if (node) plan.environment.push_back("E2BEVAL_NODE=" + node->executable);
+
+    // A session lives for minutes: no CPU-time cap (its lifetime is the timeout) and, when a cgroup limits
+    // the memory of the whole tree, no address-space cap either (Node reserves far more than it uses).
+    const bool cgroup = local::cgroup_support().version != local::CgroupSupport::Version::none;
+    for (auto& limit : plan.rlimits) {
+        if (limit.resource == RLIMIT_CPU) limit.soft = limit.hard = RLIM_INFINITY;
+        if (limit.resource == RLIMIT_AS && cgroup) limit.soft = limit.hard = RLIM_INFINITY;
+    }
+    const auto& seccomp = session_seccomp(options.isolation.seccomp, options.isolation.network);
+    plan.seccomp_filter = seccomp.instructions;
+    plan.seccomp_reports_denials = false;
+    plan.finalize();
+    request.limits.cpu_time = std::chrono::milliseconds(0);
+    return request;
+}
+
+std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& options) {
+    if (options.timeout.count() <= 0) throw input_error("a session's timeout must be positive (seconds until it is killed)");
+    for (const auto& [name, value] : options.env) {
+        if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
+            throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");
+        if (value.find('\0') != std::string::npos) throw input_error("environment variable " + name + " holds a NUL byte");
+    }
+    auto sandbox = local::SessionKeeper::instance().spawn(session_request(options, local::kSessionAgentSource));
+    auto session = std::make_shared<LocalSession>(random_id(), std::move(sandbox), options);
+    session->wait_until_ready();
+    local::SessionKeeper::instance().schedule(session, std::chrono::steady_clock::now() + options.timeout);
+    return session;
+}
+
+std::vector<SessionInfo> LocalSandbox::list_sessions() {
+    std::vector<SessionInfo> infos;
+    for (const auto& kept : local::SessionKeeper::instance().sessions())
+        if (auto session = std::dynamic_pointer_cast<LocalSession>(kept); session && session->alive())
+            infos.push_back(session->info());
+    return infos;
+}
+
+std::shared_ptr<Session> LocalSandbox::find_session(const std::string& id) {
+    for (const auto& kept : local::SessionKeeper::instance().sessions())
+        if (kept->keeper_id() == id)
+            if (auto session = std::dynamic_pointer_cast<LocalSession>(kept); session && session->alive()) return session;
+    return nullptr;
+}
+
+}  // namespace e2beval

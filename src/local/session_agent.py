@@ -1,0 +1,1560 @@
+# e2beval's session agent: the program a session's sandbox runs for its whole life. It serves the protocol of
+# docs/session-protocol.md on stdin (requests) and stdout (events): notebook-like code contexts in Python and
+# JavaScript, bash commands (also in the background), files. Embedded into the library at build time
+# (session_agent.hpp), so it is one file, standard library only, Python 3.9+.
+#
+# One thread. A selector waits on the host's requests, on every child's pipes and on SIGCHLD, so output streams
+# while a cell runs, background output is drained (never blocking its writer) and an `interrupt` is seen at
+# once. Requests are served one at a time; a streaming one pumps the selector until its final event.
+import base64
+import codecs
+import collections
+import datetime
+import errno
+import grp
+import json
+import os
+import pwd
+import re
+import secrets
+import select
+import selectors
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+OUTPUT_CAP_BYTES = 1 << 20  # per stream, per cell or per command
+INTERRUPT_GRACE_SECONDS = 2.0  # after SIGINT, how long a kernel gets before it is killed and restarted
+JS_SIGINT_DELAY_SECONDS = 0.5  # JS: node's own vm timeout ends synchronous code first; SIGINT is the backstop
+DEFAULT_COMMAND_TIMEOUT_SECONDS = 60.0  # E2B's default
+STREAMS = ("stdout", "stderr")
+LANGUAGES = {"python": "python", "py": "python", "python3": "python", "javascript": "javascript", "js": "javascript"}
+FAILURE_KINDS = ("invalid", "not_found", "io", "unsupported", "internal")
+
+# ---------------------------------------------------------------------------------------------------------------
+# The Python kernel of one code context, run as `python -I -B -X utf8 -c PYTHON_KERNEL <in fd> <out fd>`.
+# Cells arrive as JSON lines on the control pipe and run in one persistent namespace; results, display() output
+# and the cell's outcome go back as JSON lines. The cell's own output uses the real fds 1 and 2.
+PYTHON_KERNEL = r'''
+import _thread, ast, base64, builtins, json, linecache, os, signal, sys, traceback, types
+
+CO_COROUTINE = 0x80
+TEXT_CAP = 1 << 20
+RICH = (("html", "_repr_html_"), ("markdown", "_repr_markdown_"), ("svg", "_repr_svg_"), ("png", "_repr_png_"),
+        ("jpeg", "_repr_jpeg_"), ("latex", "_repr_latex_"), ("json", "_repr_json_"),
+        ("javascript", "_repr_javascript_"))
+ASYNC_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+
+
+def serve(control_in_fd, control_out_fd):
+    os.set_inheritable(control_in_fd, False)  # processes the cells start must not hold the kernel's channel
+    os.set_inheritable(control_out_fd, False)
+    control_in = os.fdopen(control_in_fd, "rb")
+    kernel_pid = os.getpid()
+    sys.argv = [""]
+    # Line-buffered, not unbuffered (-u): a print() arrives as one chunk ("hi\n", not "hi" then "\n"), as in
+    # a notebook, and output still streams line by line; partial lines go out when the cell ends.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True)
+        except Exception:
+            pass
+    if "" not in sys.path:
+        sys.path.insert(0, "")  # as in a notebook: modules written to the working directory can be imported
+    # The cells' namespace is a fresh __main__ module, so `import __main__` and pickle see the cells' names
+    # and none of the kernel's.
+    main_module = types.ModuleType("__main__")
+    main_module.__builtins__ = builtins
+    sys.modules["__main__"] = main_module
+    namespace = main_module.__dict__
+    state = {"running": False, "sending": False, "deferred": False, "loop": None}
+    send_lock = _thread.allocate_lock()  # display() from a cell's thread must not interleave with the kernel
+    main_thread = _thread.get_ident()
+
+    def on_sigint(signum, frame):
+        # Only a running cell is interrupted; a SIGINT that arrives between cells (a timeout racing the cell's
+        # end) must not hit the kernel's own code, and one that arrives while a message is being written waits
+        # until it is whole.
+        if state["running"]:
+            if state["sending"]:
+                state["deferred"] = True
+            else:
+                raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+
+    def flush_streams():
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+
+    def send(message):
+        # Output written before this message must reach the agent first: it drains the output pipes on
+        # every message, so flushing here keeps the order.
+        flush_streams()
+        data = (json.dumps(message) + "\n").encode()
+        on_main = _thread.get_ident() == main_thread
+        with send_lock:
+            state["sending"] = on_main
+            try:
+                while data:
+                    data = data[os.write(control_out_fd, data):]
+            finally:
+                state["sending"] = False
+        if on_main and state["deferred"]:
+            state["deferred"] = False
+            if state["running"]:
+                raise KeyboardInterrupt
+
+    def bundle(value, is_main):
+        try:
+            text = repr(value)
+        except Exception as exc:
+            text = "<repr() failed: %s: %s>" % (type(exc).__name__, exc)
+        if len(text) > TEXT_CAP:
+            text = text[:TEXT_CAP] + "...[truncated]"
+        result = {"type": "result", "is_main_result": is_main, "text": text}
+        if isinstance(value, type):
+            return result  # a class's _repr_*_ are unbound methods, not this value's representations
+        for key, name in RICH:
+            try:
+                method = getattr(value, name, None)
+                if not callable(method):
+                    continue
+                data = method()
+                if isinstance(data, tuple) and len(data) == 2:
+                    data = data[0]  # IPython allows (data, metadata)
+                if data is None:
+                    continue
+                if key in ("png", "jpeg"):
+                    if isinstance(data, (bytes, bytearray)):
+                        data = base64.b64encode(bytes(data)).decode("ascii")
+                    elif not isinstance(data, str):
+                        continue
+                elif key == "json":
+                    json.dumps(data, allow_nan=False)
+                elif not isinstance(data, str):
+                    continue
+                result[key] = data
+            except Exception:
+                continue
+        return result
+
+    def display(*objects, **ignored):
+        for obj in objects:
+            send(bundle(obj, False))
+
+    builtins.display = display
+
+    def describe(exc):
+        try:
+            value = str(exc)
+        except Exception:
+            value = "<str() failed>"
+        # The kernel's own frames are no business of the cell's author: those before the first cell frame, and
+        # those at the end (the SIGINT handler that raised KeyboardInterrupt, display() and send()).
+        tb = exc.__traceback__
+        while tb is not None and not tb.tb_frame.f_code.co_filename.startswith("<cell "):
+            tb = tb.tb_next
+        last_kept = None
+        walker = tb
+        while walker is not None:
+            if walker.tb_frame.f_code not in kernel_code:
+                last_kept = walker
+            walker = walker.tb_next
+        if last_kept is not None:
+            last_kept.tb_next = None
+        try:
+            if tb is None:
+                lines = traceback.format_exception_only(type(exc), exc)
+            else:
+                lines = traceback.format_exception(type(exc), exc, tb)
+            text = "".join(lines)
+        except Exception:
+            text = "%s: %s\n" % (type(exc).__name__, value)
+        return {"name": type(exc).__name__, "value": value, "traceback": text}
+
+    def run_coroutine(coroutine):
+        import asyncio
+        loop = state["loop"]
+        if loop is None or loop.is_closed():
+            loop = state["loop"] = asyncio.new_event_loop()  # one loop for all cells: tasks outlive a cell
+        try:
+            return loop.run_until_complete(coroutine)
+        except KeyboardInterrupt:
+            state["loop"] = None  # stopped in the middle of a task: start the next async cell on a fresh loop
+            raise
+
+    def run(code):
+        if code.co_flags & CO_COROUTINE:  # the cell uses top-level await
+            return run_coroutine(eval(code, namespace))
+        return eval(code, namespace)
+
+    def execute(source, filename):
+        tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | ASYNC_FLAGS, dont_inherit=True)
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        run(compile(tree, filename, "exec", ASYNC_FLAGS, dont_inherit=True))
+        if last is not None:
+            value = run(compile(last, filename, "eval", ASYNC_FLAGS, dont_inherit=True))
+            if value is not None:
+                send(bundle(value, True))
+
+    kernel_code = {function.__code__ for function in (on_sigint, flush_streams, send, bundle, display, run_coroutine,
+                                                      run, execute)}
+
+    while True:
+        line = control_in.readline()
+        if not line:
+            os._exit(0)  # the agent is gone
+        try:
+            request = json.loads(line)
+            source = str(request["code"])
+            filename = "<cell %d>" % int(request["count"])
+            envs = dict(request.get("envs") or {})
+        except Exception:
+            continue
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        saved = {name: os.environ.get(name) for name in envs}
+        os.environ.update(envs)
+        error, interrupted = None, False
+        state["sending"] = state["deferred"] = False
+        try:
+            try:
+                state["running"] = True
+                execute(source, filename)
+            finally:
+                state["running"] = False
+        except KeyboardInterrupt as exc:
+            interrupted, error = True, describe(exc)
+        except BaseException as exc:  # SystemExit too: a cell cannot end the kernel by accident
+            error = describe(exc)
+        if os.getpid() != kernel_pid:
+            os._exit(0)  # a process the cell forked has come back here: only the kernel serves cells
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        send({"type": "done", "error": error, "interrupted": interrupted})
+
+
+serve(int(sys.argv[1]), int(sys.argv[2]))
+'''
+
+# ---------------------------------------------------------------------------------------------------------------
+# The JavaScript kernel, run as `node --expose-internals -e JS_KERNEL <in fd> <out fd>`. Cells run with
+# vm.Script.runInThisContext, so they share node's main context (top-level let/const/var/functions persist, and
+# values are of the same realm as require()'d modules'). --expose-internals gives the REPL's own rewriter for
+# top-level await, which also keeps `let x = await ...` declarations alive across cells.
+JS_KERNEL = r'''
+'use strict';
+(function kernel() {  // a function scope: none of the kernel's names may collide with the cells' globals
+  const vm = require('vm');
+  const fs = require('fs');
+  const net = require('net');
+  const path = require('path');
+  const util = require('util');
+  const Module = require('module');
+  const controlIn = Number(process.argv[1]);
+  const controlOut = Number(process.argv[2]);
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const inspect = util.inspect;
+  const TEXT_CAP = 1 << 20;
+  let processTopLevelAwait = null;
+  try { processTopLevelAwait = require('internal/repl/await').processTopLevelAwait; } catch (_) { }
+  // import() in cells uses node's own loader; node 20 flags that option as experimental on every use, a
+  // warning about the kernel that the cells' authors should not see.
+  const dynamicImport = vm.constants ? vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER : undefined;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
+  process.argv.splice(1);
+  globalThis.require = Module.createRequire(path.join(process.cwd(), '[cell]'));
+
+  function send(message) {
+    const data = Buffer.from(stringify(message) + '\n', 'utf8');
+    let offset = 0;
+    while (offset < data.length) {
+      try {
+        offset += fs.writeSync(controlOut, data, offset, data.length - offset);
+      } catch (error) {
+        if (error.code !== 'EAGAIN') process.exit(0);  // the agent is gone
+      }
+    }
+  }
+
+  // Errors of callbacks and promises that outlive their cell are reported, not fatal: the context lives on.
+  process.on('uncaughtException', (error) => {
+    try { process.stderr.write('Uncaught ' + (error && error.stack ? error.stack : inspect(error)) + '\n'); } catch (_) { }
+  });
+  process.on('unhandledRejection', (reason) => {
+    try { process.stderr.write('Unhandled rejection: ' + (reason && reason.stack ? reason.stack : inspect(reason)) + '\n'); } catch (_) { }
+  });
+
+  // SIGINT interrupts synchronous code through breakOnSigint; this listener ends an awaiting cell. Between
+  // cells it does nothing (a timeout may race the cell's end).
+  let rejectPending = null;
+  process.on('SIGINT', () => {
+    if (rejectPending === null) return;
+    const reject = rejectPending;
+    rejectPending = null;
+    const error = new Error('Script execution was interrupted by `SIGINT`');
+    error.code = 'ERR_SCRIPT_EXECUTION_INTERRUPTED';
+    reject(error);
+  });
+  function untilInterrupted(promise) {
+    return new Promise((resolve, reject) => {
+      rejectPending = reject;
+      Promise.resolve(promise).then(resolve, reject);
+    }).finally(() => { rejectPending = null; });
+  }
+
+  function show(value) {
+    let text;
+    try { text = inspect(value); } catch (error) { text = String(value); }
+    return text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) + '...[truncated]' : text;
+  }
+
+  // The stack without the kernel's frames: everything from the vm call (or the kernel's own [eval] code) on.
+  function cleanStack(stack) {
+    const kept = [];
+    for (const line of stack.split('\n')) {
+      if (/^\s+at /.test(line) && /node:vm|\[eval\]/.test(line)) break;
+      kept.push(line);
+    }
+    while (kept.length > 0 && /^\s+at .*node:internal\/process\/task_queues/.test(kept[kept.length - 1])) kept.pop();
+    return kept.join('\n') + '\n';
+  }
+
+  function describe(thrown) {
+    try {
+      if (thrown !== null && typeof thrown === 'object' && typeof thrown.stack === 'string') {
+        return { name: String(thrown.name || 'Error'), value: String(thrown.message || ''), traceback: cleanStack(thrown.stack) };
+      }
+    } catch (_) { }
+    const text = show(thrown);
+    return { name: 'Error', value: text, traceback: 'Uncaught ' + text + '\n' };
+  }
+
+  function errorCode(thrown) {
+    try { return thrown !== null && typeof thrown === 'object' ? thrown.code : undefined; } catch (_) { return undefined; }
+  }
+
+  async function runCell(request) {
+    const envs = request.envs || {};
+    const saved = {};
+    for (const name of Object.keys(envs)) { saved[name] = process.env[name]; process.env[name] = envs[name]; }
+    let error = null, interrupted = false, timedOut = false;
+    try {
+      let code = String(request.code);
+      let wrapped = false;
+      if (processTopLevelAwait !== null && code.includes('await')) {
+        try {
+          const rewritten = processTopLevelAwait(code);
+          if (rewritten !== null) { code = rewritten; wrapped = true; }
+        } catch (_) { }  // not parseable: running it as it is gives the SyntaxError
+      }
+      const scriptOptions = { filename: `<cell ${request.count}>` };
+      if (dynamicImport !== undefined) scriptOptions.importModuleDynamically = dynamicImport;
+      const script = new vm.Script(code, scriptOptions);
+      const runOptions = { breakOnSigint: true };
+      if (request.timeout > 0) runOptions.timeout = Math.max(1, Math.ceil(request.timeout * 1000));
+      let value = script.runInThisContext(runOptions);
+      if (wrapped) {
+        const outcome = await untilInterrupted(value);
+        value = outcome === undefined || outcome === null ? undefined : outcome.value;
+      }
+      if (value !== undefined) send({ type: 'result', is_main_result: true, text: show(value) });
+    } catch (thrown) {
+      const code = errorCode(thrown);
+      interrupted = code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED';
+      timedOut = code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
+      error = describe(thrown);
+    } finally {
+      for (const name of Object.keys(saved)) {
+        if (saved[name] === undefined) delete process.env[name]; else process.env[name] = saved[name];
+      }
+    }
+    send({ type: 'done', error, interrupted, timed_out: timedOut });
+  }
+
+  const input = new net.Socket({ fd: controlIn, readable: true, writable: false });
+  input.setEncoding('utf8');
+  let buffered = '';
+  let queue = Promise.resolve();
+  input.on('data', (chunk) => {
+    buffered += chunk;
+    for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      let request;
+      try { request = parse(line); } catch (_) { continue; }
+      queue = queue.then(() => runCell(request));
+    }
+  });
+  input.on('end', () => process.exit(0));
+  input.on('error', () => process.exit(0));
+})();
+'''
+
+
+# ---------------------------------------------------------------------------------------------------------------
+class Failure(Exception):
+    """A request that cannot be carried out; becomes a `failure` event."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
+
+class HostGone(Exception):
+    """stdin reached EOF or stdout is broken: the session is over."""
+
+
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def iso_from_timestamp(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except BlockingIOError:  # whoever set up our stdout made it non-blocking: wait until it drains
+            select.select([], [fd], [])
+            continue
+        except (BrokenPipeError, ConnectionResetError):
+            raise HostGone()
+        view = view[written:]
+
+
+def kill_group(pid):
+    """SIGKILL a process group started with start_new_session: its id is the leader's pid, and the leader, a
+    session leader, cannot leave it."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass  # nobody left in it
+
+
+def exit_status(returncode):
+    """(exit_code, error) in the shape E2B's envd reports: 128+signal and Go's `signal: killed` wording."""
+    if returncode is None:
+        return -1, "the process did not report an exit status"
+    if returncode < 0:
+        number = -returncode
+        names = {1: "hangup", 2: "interrupt", 3: "quit", 4: "illegal instruction", 6: "aborted", 7: "bus error",
+                 8: "floating point exception", 9: "killed", 10: "user defined signal 1", 11: "segmentation fault",
+                 12: "user defined signal 2", 13: "broken pipe", 14: "alarm clock", 15: "terminated"}
+        return 128 + number, "signal: " + names.get(number, "signal %d" % number)
+    if returncode != 0:
+        return returncode, "exit status %d" % returncode
+    return 0, None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+class PipeReader:
+    """A non-blocking read end in the selector; calls on_data(bytes) and, once, on_eof()."""
+
+    def __init__(self, agent, fd, on_data, on_eof=None):
+        self.agent, self.fd, self.on_data, self.on_eof = agent, fd, on_data, on_eof
+        os.set_blocking(fd, False)
+        agent.selector.register(fd, selectors.EVENT_READ, self.on_ready)
+
+    @property
+    def open(self):
+        return self.fd is not None
+
+    def on_ready(self, mask):
+        self.read_once()
+
+    def read_once(self):
+        """Returns False when nothing more is available now."""
+        if self.fd is None:
+            return False
+        try:
+            data = os.read(self.fd, 1 << 16)
+        except BlockingIOError:
+            return False
+        except OSError:
+            data = b""
+        if not data:
+            self.close()
+            if self.on_eof is not None:
+                self.on_eof()
+            return False
+        self.on_data(data)
+        return True
+
+    def drain(self):
+        """Reads what the pipe holds now, without waiting for more (writers may still hold it open)."""
+        while self.read_once():
+            pass
+
+    def close(self):
+        if self.fd is not None:
+            self.agent.selector.unregister(self.fd)
+            os.close(self.fd)
+            self.fd = None
+
+
+class PipeWriter:
+    """A non-blocking write end with a buffer, so a child that does not read never blocks the agent."""
+
+    def __init__(self, agent, fd):
+        self.agent, self.fd = agent, fd
+        self.pending = bytearray()
+        self.close_when_flushed = False
+        self.registered = False
+        os.set_blocking(fd, False)
+
+    @property
+    def open(self):
+        return self.fd is not None and not self.close_when_flushed
+
+    def write(self, data):
+        if self.fd is None:
+            return
+        self.pending += data
+        self.flush()
+
+    def close_after_flush(self):
+        self.close_when_flushed = True
+        self.flush()
+
+    def flush(self):
+        while self.fd is not None and self.pending:
+            try:
+                written = os.write(self.fd, self.pending)
+            except BlockingIOError:
+                break
+            except OSError:  # the reader is gone: nothing will ever read this
+                self.pending.clear()
+                break
+            del self.pending[:written]
+        if self.fd is None:
+            return
+        if self.pending and not self.registered:
+            self.agent.selector.register(self.fd, selectors.EVENT_WRITE, lambda mask: self.flush())
+            self.registered = True
+        elif not self.pending:
+            if self.registered:
+                self.agent.selector.unregister(self.fd)
+                self.registered = False
+            if self.close_when_flushed:
+                self.close()
+
+    def close(self):
+        if self.fd is not None:
+            if self.registered:
+                self.agent.selector.unregister(self.fd)
+                self.registered = False
+            os.close(self.fd)
+            self.fd = None
+
+
+class OutputStreams:
+    """Turns one producer's raw stdout/stderr bytes into text chunks: UTF-8 decoded across chunk boundaries
+    (errors replaced), at most OUTPUT_CAP_BYTES per stream, then one notice and nothing more."""
+
+    def __init__(self, deliver):
+        self.deliver = deliver  # deliver(stream, text, timestamp)
+        self.decoders = {s: codecs.getincrementaldecoder("utf-8")("replace") for s in STREAMS}
+        self.counts = {s: 0 for s in STREAMS}
+        self.truncated = set()
+
+    def feed(self, stream, data):
+        room = OUTPUT_CAP_BYTES - self.counts[stream]
+        if len(data) <= room:
+            self.counts[stream] += len(data)
+            text = self.decoders[stream].decode(data)
+            if text:
+                self.deliver(stream, text, now_iso())
+            return
+        # Past the cap: keep reading (so the writer never blocks) but drop the bytes, with one notice.
+        if room > 0:
+            self.counts[stream] = OUTPUT_CAP_BYTES
+            text = self.decoders[stream].decode(data[:room], final=True)
+            if text:
+                self.deliver(stream, text, now_iso())
+        if stream not in self.truncated:
+            self.truncated.add(stream)
+            self.deliver("stderr", "[e2beval: %s truncated after 1 MiB]\n" % stream, now_iso())
+
+    def finish(self):
+        for stream in STREAMS:
+            tail = self.decoders[stream].decode(b"", final=True)
+            if tail:
+                self.deliver(stream, tail, now_iso())
+
+
+# ---------------------------------------------------------------------------------------------------------------
+class Context:
+    """One code context: a kernel process in its own process group, its output pipes and its control pipes."""
+
+    def __init__(self, agent, context_id, language, cwd):
+        self.agent, self.id, self.language, self.cwd = agent, context_id, language, cwd
+        self.count = 0
+        self.proc = None
+        self.cell = None  # the CellRun being served, if any
+        self.readers, self.control_writer, self.control_buffer = [], None, bytearray()
+
+    def describe(self):
+        return {"id": self.id, "language": self.language, "cwd": self.cwd}
+
+    def start(self):
+        to_kernel_r, to_kernel_w = os.pipe()
+        from_kernel_r, from_kernel_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        fds = (str(to_kernel_r), str(from_kernel_w))
+        if self.language == "python":
+            argv = [sys.executable, "-I", "-B", "-X", "utf8", "-c", PYTHON_KERNEL, *fds]
+        else:
+            argv = [self.agent.node, "--expose-internals", "-e", JS_KERNEL, *fds]
+        try:
+            self.proc = subprocess.Popen(argv, cwd=self.cwd, env=self.agent.child_env(None), stdin=subprocess.DEVNULL,
+                                         stdout=out_w, stderr=err_w, pass_fds=(to_kernel_r, from_kernel_w),
+                                         start_new_session=True)
+        except OSError as exc:
+            for fd in (to_kernel_r, to_kernel_w, from_kernel_r, from_kernel_w, out_r, out_w, err_r, err_w):
+                os.close(fd)
+            raise Failure("io", "could not start the %s kernel of context %s: %s" % (self.language, self.id, exc))
+        for fd in (to_kernel_r, from_kernel_w, out_w, err_w):
+            os.close(fd)
+        self.agent.track(self.proc, self)
+        self.control_writer = PipeWriter(self.agent, to_kernel_w)
+        self.control_buffer = bytearray()
+        self.readers = [PipeReader(self.agent, out_r, lambda data: self.on_output("stdout", data)),
+                        PipeReader(self.agent, err_r, lambda data: self.on_output("stderr", data)),
+                        PipeReader(self.agent, from_kernel_r, self.on_control, self.on_control_eof)]
+        self.count = 0
+
+    def stop(self):
+        if self.proc is None:
+            return
+        kill_group(self.proc.pid)
+        self.agent.children.pop(self.proc.pid, None)
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass  # reaped later by the SIGCHLD handler
+        for reader in self.readers:
+            reader.close()
+        if self.control_writer is not None:
+            self.control_writer.close()
+        self.readers, self.control_writer, self.proc = [], None, None
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+    @property
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None and self.readers and self.readers[2].open
+
+    def send(self, request):
+        self.control_writer.write((json.dumps(request) + "\n").encode())
+
+    def drain_output(self):
+        for reader in self.readers[:2]:
+            reader.drain()
+
+    def on_output(self, stream, data):
+        if self.cell is not None:
+            self.cell.streams.feed(stream, data)
+        # else: written after its cell ended (a thread, a timer): nobody to give it to, dropped
+
+    def on_control(self, data):
+        self.control_buffer += data
+        while True:
+            newline = self.control_buffer.find(b"\n")
+            if newline < 0:
+                return
+            line = bytes(self.control_buffer[:newline])
+            del self.control_buffer[:newline + 1]
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if self.cell is not None and isinstance(message, dict):
+                self.drain_output()  # output written before the message goes out before it
+                self.cell.on_message(message)
+
+    def on_control_eof(self):
+        if self.cell is not None:
+            self.drain_output()
+            self.cell.on_kernel_gone()
+
+
+class CellRun:
+    """The state of one run_code request while it streams."""
+
+    def __init__(self, agent, request_id, context, timeout):
+        self.agent, self.id, self.context, self.timeout = agent, request_id, context, timeout
+        self.streams = OutputStreams(lambda stream, text, ts: agent.emit(
+            {"id": request_id, "type": stream, "text": text, "timestamp": ts}))
+        self.finished = False
+        self.outcome = None  # the kernel's "done" message
+        self.kernel_gone = False
+        self.interrupt_reason = None  # "timeout" or "request"
+        self.kill_at = None
+        self.restarted = False
+        started = time.monotonic()
+        delay = JS_SIGINT_DELAY_SECONDS if context.language == "javascript" else 0.0
+        self.sigint_at = started + timeout + delay if timeout else None
+
+    def on_message(self, message):
+        kind = message.get("type")
+        if kind == "result":
+            fields = {key: value for key, value in message.items() if key != "type"}
+            self.agent.emit({"id": self.id, "type": "result", **fields})
+        elif kind == "done":
+            self.outcome = message
+            self.finished = True
+
+    def on_kernel_gone(self):
+        self.kernel_gone = True
+        self.finished = True
+
+    def interrupt(self, reason):
+        if self.interrupt_reason is not None or self.finished:
+            return
+        self.interrupt_reason = reason
+        try:
+            os.kill(self.context.proc.pid, signal.SIGINT)
+        except OSError:
+            pass
+        self.kill_at = time.monotonic() + INTERRUPT_GRACE_SECONDS
+
+    def next_wakeup(self):
+        moment = self.kill_at if self.interrupt_reason else self.sigint_at
+        return None if moment is None else moment - time.monotonic()
+
+    def check_clock(self):
+        now = time.monotonic()
+        if self.interrupt_reason is None and self.sigint_at is not None and now >= self.sigint_at:
+            self.interrupt("timeout")
+        elif self.kill_at is not None and now >= self.kill_at:
+            self.context.drain_output()
+            self.restarted = True
+            self.finished = True
+
+
+# ---------------------------------------------------------------------------------------------------------------
+class Command:
+    """A bash command line in its own process group. Its output goes to the request streaming it, or is
+    buffered (with its timestamps) until a command_wait asks for it."""
+
+    def __init__(self, agent, cmd, cwd, env, timeout, background, with_stdin):
+        self.agent, self.cmd, self.cwd, self.background = agent, cmd, cwd, background
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        stdin_r, stdin_w = os.pipe() if with_stdin else (None, None)
+        try:
+            self.proc = subprocess.Popen(["/bin/bash", "-c", cmd], cwd=cwd, env=env,
+                                         stdin=stdin_r if with_stdin else subprocess.DEVNULL, stdout=out_w,
+                                         stderr=err_w, start_new_session=True)
+        except OSError as exc:
+            for fd in (out_r, out_w, err_r, err_w, stdin_r, stdin_w):
+                if fd is not None:
+                    os.close(fd)
+            raise Failure("io", "could not start /bin/bash: %s" % exc)
+        for fd in (out_w, err_w, stdin_r):
+            if fd is not None:
+                os.close(fd)
+        self.pid = self.proc.pid
+        self.deadline = time.monotonic() + timeout if timeout else None
+        self.stdin = PipeWriter(agent, stdin_w) if with_stdin else None
+        self.sink = None  # the request id output is streamed to, or None to buffer
+        self.buffer = collections.deque()
+        self.streams = OutputStreams(self.deliver)
+        self.readers = [PipeReader(agent, out_r, lambda data: self.streams.feed("stdout", data)),
+                        PipeReader(agent, err_r, lambda data: self.streams.feed("stderr", data))]
+        self.timed_out = False
+        self.finished = False
+        self.returncode = None
+
+    def deliver(self, stream, text, timestamp):
+        if self.sink is not None:
+            self.agent.emit({"id": self.sink, "type": stream, "text": text, "timestamp": timestamp})
+        else:
+            self.buffer.append((stream, text, timestamp))
+
+    def attach(self, request_id):
+        """Streams to `request_id`: first what was buffered, then live output."""
+        self.sink = request_id
+        while self.buffer:
+            stream, text, timestamp = self.buffer.popleft()
+            self.agent.emit({"id": request_id, "type": stream, "text": text, "timestamp": timestamp})
+
+    def kill(self):
+        kill_group(self.pid)
+        # SIGKILL cannot be refused: the command counts as ended at once, even before it is reaped.
+        self.killed = True
+
+    def on_exit(self):
+        # Everything bash wrote is in the pipes now; what its leftover children write later is not waited for.
+        self.returncode = self.proc.returncode
+        for reader in self.readers:
+            reader.drain()
+            reader.close()
+        self.streams.finish()
+        if self.stdin is not None:
+            self.stdin.close()
+        self.finished = True
+
+    def end_event(self, request_id):
+        exit_code, error = exit_status(self.returncode)
+        return {"id": request_id, "type": "end", "exit_code": exit_code, "error": error, "timed_out": self.timed_out}
+
+    def describe(self):
+        return {"pid": self.pid, "cmd": self.cmd, "cwd": self.cwd,
+                "running": not (self.finished or getattr(self, "killed", False)),
+                "background": self.background}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+class Agent:
+    def __init__(self, home):
+        self.home = home
+        self.selector = selectors.DefaultSelector()
+        self.requests = collections.deque()  # lines that arrived while another request streamed
+        self.stdin_buffer = bytearray()
+        self.current = None  # the streaming request: an object with interrupt(reason)
+        self.contexts = {}
+        self.commands = {}  # pid -> Command, until waited for (background) or ended (foreground)
+        self.children = {}  # pid -> (Popen, owner) for every child not yet reaped
+        self.groups = set()  # every process group started, for the final cleanup
+        self.node = os.environ.get("E2BEVAL_NODE") or None
+        self.node_version = self.probe_node()
+        if self.node_version is None:
+            self.node = None  # set but not runnable: JavaScript is unsupported, said once, clearly
+        os.set_blocking(0, False)
+        self.selector.register(0, selectors.EVENT_READ, self.on_stdin)
+        # SIGCHLD wakes the selector through a pipe, so a command's end is seen at once, without polling.
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+        self.wake_r = wake_r
+        self.selector.register(wake_r, selectors.EVENT_READ, self.on_sigchld)
+
+    # -- plumbing ---------------------------------------------------------------------------------------------
+    def probe_node(self):
+        if self.node is None:
+            return None
+        try:
+            found = subprocess.run([self.node, "--version"], stdin=subprocess.DEVNULL, capture_output=True,
+                                   timeout=30, env=self.child_env(None))
+            return found.stdout.decode(errors="replace").strip() or None if found.returncode == 0 else None
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    def child_env(self, extra):
+        env = {k: v for k, v in os.environ.items() if k not in ("E2BEVAL_NODE", "E2BEVAL_AGENT_HOME")}
+        if extra:
+            env.update(extra)
+        return env
+
+    def emit(self, event):
+        text = json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates (from an exception message, say) are not valid UTF-8
+            data = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
+        write_all(1, data + b"\n")
+
+    def reply(self, request_id, **fields):
+        self.emit({"id": request_id, "type": "reply", **fields})
+
+    def track(self, proc, owner):
+        self.children[proc.pid] = (proc, owner)
+        self.groups.add(proc.pid)
+
+    def pump(self, timeout=None):
+        """Waits for and handles one round of events: requests, output, child exits, command deadlines."""
+        deadlines = [c.deadline for c in self.commands.values() if c.deadline is not None and not c.finished]
+        if deadlines:
+            until = max(0.0, min(deadlines) - time.monotonic())
+            timeout = until if timeout is None else min(timeout, until)
+        if timeout is not None:
+            timeout = max(0.0, timeout)
+        for key, mask in self.selector.select(timeout):
+            key.data(mask)
+        now = time.monotonic()
+        for command in list(self.commands.values()):
+            if command.deadline is not None and not command.finished and now >= command.deadline:
+                command.deadline = None
+                command.timed_out = True
+                command.kill()
+
+    def on_sigchld(self, mask):
+        try:
+            while os.read(self.wake_r, 4096):
+                pass
+        except BlockingIOError:
+            pass
+        while True:
+            # Peek first: our own children are reaped by their Popen (which keeps their exit status); anything
+            # else is an orphan reparented to us, reaped here so it does not stay a zombie.
+            try:
+                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return
+            if info is None:
+                return
+            known = self.children.pop(info.si_pid, None)
+            if known is None:
+                try:
+                    os.waitpid(info.si_pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+                continue
+            proc, owner = known
+            proc.poll()
+            if isinstance(owner, Command):
+                owner.on_exit()
+
+    def on_stdin(self, mask):
+        try:
+            data = os.read(0, 1 << 20)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            raise HostGone()
+        scan_from = len(self.stdin_buffer)  # a long line (a big files_write) is scanned once, not per chunk
+        self.stdin_buffer += data
+        start = 0
+        while True:
+            newline = self.stdin_buffer.find(b"\n", max(start, scan_from))
+            if newline < 0:
+                break
+            line = bytes(self.stdin_buffer[start:newline])
+            start = newline + 1
+            self.on_line(line)
+        del self.stdin_buffer[:start]
+
+    def on_line(self, line):
+        if not line.strip():
+            return
+        if self.current is not None:
+            request, failure = self.parse(line)
+            op = request.get("op") if request else None
+            if op == "interrupt":
+                self.current.interrupt("request")
+                return
+            if op in IMMEDIATE_OPS:
+                self.dispatch(line)  # they never stream, so they can be served while another request streams
+                return
+        elif b'"interrupt"' in line:
+            request, failure = self.parse(line)
+            if request and request.get("op") == "interrupt":
+                return  # nothing is streaming any more: the interrupt raced the request's end
+        self.requests.append(line)
+
+    # -- requests ---------------------------------------------------------------------------------------------
+    def parse(self, line):
+        """(request, None) or (None, (id, Failure))."""
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return None, (self.guess_id(line.decode("utf-8", "replace")), Failure(
+                "invalid", "the request is not valid UTF-8 (bad byte at offset %d); send JSON encoded as UTF-8"
+                % exc.start))
+        try:
+            request = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            return None, (self.guess_id(text), Failure(
+                "invalid", "the request is not valid JSON (%s); send one JSON object per line" % exc))
+        if not isinstance(request, dict):
+            return None, (-1, Failure("invalid", "the request must be a JSON object with \"id\" and \"op\""))
+        request_id = request.get("id")
+        if not isinstance(request_id, int) or isinstance(request_id, bool):
+            return None, (-1, Failure("invalid", "the request needs an integer \"id\""))
+        if not isinstance(request.get("op"), str):
+            return None, (request_id, Failure("invalid", "the request needs an \"op\" (a string); one of: "
+                                              + ", ".join(sorted(OPS))))
+        return request, None
+
+    @staticmethod
+    def guess_id(text):
+        found = re.search(r'"id"\s*:\s*(-?\d+)', text)
+        return int(found.group(1)) if found else -1
+
+    def dispatch(self, line):
+        request, failure = self.parse(line)
+        if failure is not None:
+            request_id, error = failure
+            self.emit({"id": request_id, "type": "failure", "kind": error.kind, "message": error.message})
+            return
+        request_id, op = request["id"], request["op"]
+        handler = OPS.get(op)
+        try:
+            if handler is None:
+                raise Failure("invalid", "unknown op %r; the ops are: %s" % (op, ", ".join(sorted(OPS))))
+            handler(self, request_id, request)
+        except Failure as error:
+            self.emit({"id": request_id, "type": "failure", "kind": error.kind, "message": error.message})
+        except HostGone:
+            raise
+        except Exception as exc:  # a bug of the agent: report it, keep serving
+            import traceback
+            sys.stderr.write(traceback.format_exc())
+            self.emit({"id": request_id, "type": "failure", "kind": "internal",
+                       "message": "the session agent failed on %s: %s: %s" % (op, type(exc).__name__, exc)})
+
+    def serve(self):
+        self.emit({"type": "ready", "python": "%d.%d.%d" % sys.version_info[:3], "node": self.node_version,
+                   "bash": os.access("/bin/bash", os.X_OK)})
+        try:
+            while True:
+                if self.requests:
+                    self.dispatch(self.requests.popleft())
+                else:
+                    self.pump()
+        except HostGone:
+            pass
+        finally:
+            self.cleanup()
+
+    def cleanup(self):
+        for pid in self.groups:
+            kill_group(pid)
+        for proc, owner in list(self.children.values()):
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+
+    # -- field checks -----------------------------------------------------------------------------------------
+    @staticmethod
+    def field(request, name, kinds, what, required=False, default=None):
+        value = request.get(name)
+        kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+        if value is None:
+            if required:
+                raise Failure("invalid", "%s needs \"%s\" (%s)" % (request["op"], name, what))
+            return default
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise Failure("invalid", "\"%s\" of %s must be %s, not %s" % (name, request["op"], what,
+                                                                          type(value).__name__))
+        return value
+
+    def timeout_field(self, request, name="timeout", default=None):
+        value = self.field(request, name, (int, float), "a number of seconds or null", default=default)
+        if value is not None and (value != value or value < 0 or value == float("inf")):
+            raise Failure("invalid", "\"%s\" of %s must be a non-negative number of seconds" % (name, request["op"]))
+        return value
+
+    def envs_field(self, request):
+        envs = self.field(request, "envs", dict, "an object of strings")
+        if envs is not None:
+            for key, value in envs.items():
+                if not isinstance(value, str) or not key or "=" in key or "\0" in key or "\0" in value:
+                    raise Failure("invalid", "\"envs\" of %s must map names (no '=' or NUL) to strings; %r is not"
+                                  % (request["op"], key))
+        return envs
+
+    def path_field(self, request, name="path"):
+        raw = self.field(request, name, str, "a path", required=True)
+        if not raw or "\0" in raw:
+            raise Failure("invalid", "\"%s\" of %s must be a non-empty path without NUL bytes" % (name, request["op"]))
+        path = os.path.normpath(os.path.join(self.home, raw))  # join keeps an absolute `raw` as it is
+        return "/" + path.lstrip("/")
+
+    def directory_field(self, request, name="cwd"):
+        raw = self.field(request, name, str, "a directory path")
+        if raw is None:
+            return self.home
+        path = os.path.normpath(os.path.join(self.home, raw))
+        if not os.path.isdir(path):
+            raise Failure("invalid", "\"%s\" %s is not an existing directory; create it first (files_make_dir)"
+                          % (name, path))
+        return path
+
+    # -- code contexts ----------------------------------------------------------------------------------------
+    def language_of(self, raw):
+        language = LANGUAGES.get(raw.strip().lower()) if isinstance(raw, str) else None
+        if language is None:
+            raise Failure("unsupported", "language %r is not supported; use \"python\" (py, python3) or "
+                          "\"javascript\" (js)" % (raw,))
+        if language == "javascript" and self.node is None:
+            raise Failure("unsupported", "node is not available in this sandbox (E2BEVAL_NODE is unset or does "
+                          "not run), so JavaScript contexts cannot run; use Python or a host with node")
+        return language
+
+    def new_context(self, context_id, language, cwd):
+        context = Context(self, context_id, language, cwd)
+        context.start()
+        self.contexts[context_id] = context
+        return context
+
+    def op_run_code(self, request_id, request):
+        code = self.field(request, "code", str, "a string", required=True)
+        language = request.get("language")
+        context_id = self.field(request, "context", str, "a context id")
+        envs = self.envs_field(request)
+        timeout = self.timeout_field(request)
+        try:
+            code.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise Failure("invalid", "code is not valid Unicode text (a lone surrogate at index %d)" % exc.start)
+        if language is not None and context_id is not None:
+            raise Failure("invalid", "give either \"language\" or \"context\", not both: a context has its language")
+        if context_id is not None:
+            context = self.contexts.get(context_id)
+            if context is None:
+                raise Failure("not_found", "Context %s not found; create it with create_context or use the "
+                              "default context of a language" % context_id)
+        else:
+            language = self.language_of("python" if language is None else language)
+            context = self.contexts.get(language) or self.new_context(language, language, self.home)
+        if not context.alive:
+            context.restart()
+            self.emit({"id": request_id, "type": "stderr", "timestamp": now_iso(),
+                       "text": "[e2beval: the context's process had exited; it was restarted and its state is lost]\n"})
+        context.count += 1
+        count = context.count
+        cell = CellRun(self, request_id, context, timeout)
+        context.cell = cell
+        self.current = cell
+        try:
+            context.send({"code": code, "count": count, "envs": envs, "timeout": timeout})
+            while not cell.finished:
+                self.pump(cell.next_wakeup())
+                cell.check_clock()
+            self.finish_cell(request_id, context, cell, count)
+        finally:
+            self.current = None
+            context.cell = None
+
+    def finish_cell(self, request_id, context, cell, count):
+        cell.streams.finish()
+        outcome = cell.outcome or {}
+        error = outcome.get("error")
+        timed_out = cell.interrupt_reason == "timeout" or bool(outcome.get("timed_out"))
+        if cell.restarted or cell.kernel_gone:
+            returncode = None
+            if cell.kernel_gone:
+                try:  # its channel closed as it exited: collect the exit status for the message
+                    returncode = context.proc.wait(timeout=1)
+                except subprocess.TimeoutExpired:
+                    pass  # alive without its channel (the cell closed it): restart() kills it
+            context.restart()
+            if timed_out:
+                self.emit({"id": request_id, "type": "timeout", "seconds": cell.timeout, "context_restarted": True})
+            elif cell.restarted:
+                self.emit({"id": request_id, "type": "error", "name": "ContextRestarted", "traceback": "",
+                           "value": "the cell did not stop within %g s of the interrupt; the context was restarted "
+                                    "and its state is lost" % INTERRUPT_GRACE_SECONDS})
+            else:
+                how = ("exit code %d" % returncode if returncode is not None and returncode >= 0 else
+                       exit_status(returncode)[1] if returncode is not None else "its control channel closed")
+                self.emit({"id": request_id, "type": "error", "name": "KernelDied", "traceback": "",
+                           "value": "the context's process ended while running the cell (%s); the context was "
+                                    "restarted and its state is lost" % how})
+        elif timed_out:
+            if error is not None and not outcome.get("interrupted") and not outcome.get("timed_out"):
+                self.emit({"id": request_id, "type": "error", **error})  # a real error, not the interruption
+            self.emit({"id": request_id, "type": "timeout", "seconds": cell.timeout, "context_restarted": False})
+        elif error is not None:
+            self.emit({"id": request_id, "type": "error", **error})
+        self.emit({"id": request_id, "type": "number_of_executions", "execution_count": count})
+        self.emit({"id": request_id, "type": "end_of_execution"})
+
+    def op_create_context(self, request_id, request):
+        language = self.language_of(request.get("language") or "python")
+        cwd = self.directory_field(request)
+        context_id = secrets.token_hex(6)
+        self.reply(request_id, context=self.new_context(context_id, language, cwd).describe())
+
+    def op_list_contexts(self, request_id, request):
+        self.reply(request_id, contexts=[context.describe() for context in self.contexts.values()])
+
+    def context_field(self, request):
+        context_id = self.field(request, "context", str, "a context id", required=True)
+        context = self.contexts.get(context_id)
+        if context is None:
+            raise Failure("not_found", "Context %s not found; list_contexts shows the existing ones" % context_id)
+        return context
+
+    def op_restart_context(self, request_id, request):
+        self.context_field(request).restart()
+        self.reply(request_id)
+
+    def op_remove_context(self, request_id, request):
+        context = self.context_field(request)
+        context.stop()
+        del self.contexts[context.id]
+        self.reply(request_id)
+
+    # -- commands ---------------------------------------------------------------------------------------------
+    def op_run_command(self, request_id, request):
+        cmd = self.field(request, "cmd", str, "a bash command line", required=True)
+        envs = self.envs_field(request)
+        cwd = self.directory_field(request)
+        timeout = self.timeout_field(request, default=DEFAULT_COMMAND_TIMEOUT_SECONDS)
+        background = self.field(request, "background", bool, "true or false", default=False)
+        with_stdin = self.field(request, "stdin", bool, "true or false", default=False)
+        self.field(request, "user", str, "a user name")  # one user in the sandbox: accepted, ignored
+        if "\0" in cmd:
+            raise Failure("invalid", "\"cmd\" must not contain NUL bytes")
+        command = Command(self, cmd, cwd, self.child_env(envs), timeout, background, with_stdin)
+        self.track(command.proc, command)
+        self.commands[command.pid] = command
+        self.emit({"id": request_id, "type": "start", "pid": command.pid})
+        if background:
+            self.reply(request_id, pid=command.pid)
+            return
+        self.follow(request_id, command, None)
+
+    def follow(self, request_id, command, wait_timeout):
+        """Streams a command's output to `request_id` until it ends, then sends `end` and forgets it."""
+        command.attach(request_id)
+        follower = CommandFollower(command)
+        self.current = follower
+        deadline = time.monotonic() + wait_timeout if wait_timeout else None
+        try:
+            while not command.finished:
+                self.pump(None if deadline is None else deadline - time.monotonic())
+                if deadline is not None and time.monotonic() >= deadline and not command.finished:
+                    deadline = None
+                    command.timed_out = True
+                    command.kill()
+        finally:
+            self.current = None
+            command.sink = None
+        self.commands.pop(command.pid, None)
+        self.emit(command.end_event(request_id))
+
+    def command_field(self, request):
+        pid = self.field(request, "pid", int, "a process id", required=True)
+        command = self.commands.get(pid)
+        if command is None:
+            raise Failure("not_found", "no command with pid %d; command_list shows the commands this session "
+                          "started" % pid)
+        return command
+
+    def op_command_wait(self, request_id, request):
+        command = self.command_field(request)
+        self.follow(request_id, command, self.timeout_field(request))
+
+    def op_command_kill(self, request_id, request):
+        pid = self.field(request, "pid", int, "a process id", required=True)
+        command = self.commands.get(pid)
+        if command is None or command.finished:
+            self.reply(request_id, killed=False)
+            return
+        command.kill()
+        self.reply(request_id, killed=True)
+
+    def stdin_of(self, request):
+        command = self.command_field(request)
+        if command.stdin is None:
+            raise Failure("invalid", "command %d was started without stdin; run it with \"stdin\": true"
+                          % command.pid)
+        if command.finished:
+            raise Failure("invalid", "command %d has already exited" % command.pid)
+        if not command.stdin.open:
+            raise Failure("invalid", "the stdin of command %d is already closed" % command.pid)
+        return command.stdin
+
+    def op_command_send_stdin(self, request_id, request):
+        data = self.field(request, "data", str, "a string", required=True)
+        self.stdin_of(request).write(data.encode("utf-8", "surrogatepass"))
+        self.reply(request_id)
+
+    def op_command_close_stdin(self, request_id, request):
+        self.stdin_of(request).close_after_flush()
+        self.reply(request_id)
+
+    def op_command_list(self, request_id, request):
+        self.reply(request_id, processes=[command.describe() for command in self.commands.values()])
+
+    # -- files ------------------------------------------------------------------------------------------------
+    def os_failure(self, op, path, exc):
+        code = exc.errno
+        name = errno.errorcode.get(code, str(code))
+        message = "%s %s: %s (%s)" % (op, path, exc.strerror or exc, name)
+        if code == errno.ENOENT:
+            return Failure("not_found", "%s %s: no such file or directory" % (op, path))
+        if code in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return Failure("io", message + "; only %s (the workspace) and /dev/shm are writable" % self.home)
+        if code in (errno.EISDIR, errno.ENOTDIR, errno.ENOTEMPTY, errno.EEXIST, errno.EINVAL, errno.ENAMETOOLONG,
+                    errno.ELOOP):
+            return Failure("invalid", message)
+        return Failure("io", message)
+
+    @staticmethod
+    def user_name(uid, cache={}):
+        if uid not in cache:
+            try:
+                cache[uid] = pwd.getpwuid(uid).pw_name
+            except (KeyError, OSError):
+                cache[uid] = str(uid)
+        return cache[uid]
+
+    @staticmethod
+    def group_name(gid, cache={}):
+        if gid not in cache:
+            try:
+                cache[gid] = grp.getgrgid(gid).gr_name
+            except (KeyError, OSError):
+                cache[gid] = str(gid)
+        return cache[gid]
+
+    def entry_info(self, path):
+        st = os.lstat(path)
+        kind = "symlink" if stat.S_ISLNK(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode) else "file"
+        info = {"name": os.path.basename(path) or "/", "type": kind, "path": path, "size": st.st_size,
+                "mode": stat.S_IMODE(st.st_mode), "permissions": stat.filemode(st.st_mode),
+                "owner": self.user_name(st.st_uid), "group": self.group_name(st.st_gid),
+                "modified_time": iso_from_timestamp(st.st_mtime)}
+        if kind == "symlink":
+            info["symlink_target"] = os.readlink(path)
+        return info
+
+    def op_files_write(self, request_id, request):
+        path = self.path_field(request)
+        encoded = self.field(request, "data", str, "base64 text", required=True)
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except ValueError as exc:
+            raise Failure("invalid", "\"data\" of files_write is not valid base64 (%s)" % exc)
+        try:
+            parent = os.path.dirname(path)
+            if not os.path.isdir(parent):
+                os.makedirs(parent, exist_ok=True)
+            # O_NONBLOCK: a FIFO planted at `path` must fail, not hang the agent.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            raise Failure("invalid", "files_write %s: a parent of it is a file, not a directory" % path)
+        except OSError as exc:
+            raise self.os_failure("files_write", path, exc)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise Failure("invalid", "files_write %s: not a regular file" % path)
+            os.set_blocking(fd, True)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError as exc:
+            raise self.os_failure("files_write", path, exc)
+        finally:
+            os.close(fd)
+        self.reply(request_id, entry=self.entry_info(path))
+
+    def op_files_read(self, request_id, request):
+        path = self.path_field(request)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            raise self.os_failure("files_read", path, exc)
+        try:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
+                raise Failure("invalid", "files_read %s: it is a directory; use files_list" % path)
+            if not stat.S_ISREG(mode):  # /dev/zero or a FIFO would never end
+                raise Failure("invalid", "files_read %s: not a regular file" % path)
+            os.set_blocking(fd, True)
+            chunks = []
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except OSError as exc:
+            raise self.os_failure("files_read", path, exc)
+        finally:
+            os.close(fd)
+        self.reply(request_id, data=base64.b64encode(b"".join(chunks)).decode("ascii"))
+
+    def op_files_list(self, request_id, request):
+        path = self.path_field(request)
+        depth = self.field(request, "depth", int, "a whole number of levels", default=1)
+        if depth < 1:
+            raise Failure("invalid", "\"depth\" of files_list must be 1 or more")
+        try:
+            if not os.path.isdir(path):
+                os.stat(path)  # not found → ENOENT
+                raise Failure("invalid", "files_list %s: not a directory; use files_info" % path)
+        except OSError as exc:
+            raise self.os_failure("files_list", path, exc)
+        entries = []
+
+        def walk(directory, level, required):
+            try:
+                with os.scandir(directory) as found:
+                    names = sorted(entry.name for entry in found)
+            except OSError as exc:
+                if required:
+                    raise self.os_failure("files_list", directory, exc)
+                return  # an unreadable subdirectory: list what can be listed
+            for name in names:
+                full = os.path.join(directory, name)
+                try:
+                    info = self.entry_info(full)
+                except OSError:
+                    continue  # removed meanwhile
+                entries.append(info)
+                if level < depth and info["type"] == "dir":
+                    walk(full, level + 1, False)
+
+        walk(path, 1, True)
+        self.reply(request_id, entries=entries)
+
+    def op_files_exists(self, request_id, request):
+        path = self.path_field(request)
+        try:
+            os.lstat(path)
+            exists = True
+        except (FileNotFoundError, NotADirectoryError):
+            exists = False
+        except OSError as exc:
+            raise self.os_failure("files_exists", path, exc)
+        self.reply(request_id, exists=exists)
+
+    def op_files_info(self, request_id, request):
+        path = self.path_field(request)
+        try:
+            self.reply(request_id, entry=self.entry_info(path))
+        except OSError as exc:
+            raise self.os_failure("files_info", path, exc)
+
+    def op_files_remove(self, request_id, request):
+        path = self.path_field(request)
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        except OSError as exc:
+            raise self.os_failure("files_remove", path, exc)
+        self.reply(request_id)
+
+    def op_files_make_dir(self, request_id, request):
+        path = self.path_field(request)
+        try:
+            if os.path.isdir(path):
+                self.reply(request_id, created=False)
+                return
+            if os.path.lexists(path):
+                raise Failure("invalid", "files_make_dir %s: it exists and is not a directory" % path)
+            os.makedirs(path)
+        except FileExistsError:
+            raise Failure("invalid", "files_make_dir %s: a parent of it is a file, not a directory" % path)
+        except OSError as exc:
+            raise self.os_failure("files_make_dir", path, exc)
+        self.reply(request_id, created=True)
+
+    def op_files_rename(self, request_id, request):
+        old = self.path_field(request, "old_path")
+        new = self.path_field(request, "new_path")
+        try:
+            os.lstat(old)
+        except OSError as exc:
+            raise self.os_failure("files_rename", old, exc)
+        try:
+            os.makedirs(os.path.dirname(new), exist_ok=True)
+            try:
+                os.rename(old, new)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV or os.path.lexists(new):
+                    raise
+                shutil.move(old, new)  # between the workspace and /dev/shm: copy, then remove
+        except FileExistsError:
+            raise Failure("invalid", "files_rename %s: a parent of it is a file, not a directory" % new)
+        except OSError as exc:
+            raise self.os_failure("files_rename", "%s -> %s" % (old, new), exc)
+        self.reply(request_id, entry=self.entry_info(new))
+
+    # -- other ------------------------------------------------------------------------------------------------
+    def op_ping(self, request_id, request):
+        self.reply(request_id, python="%d.%d.%d" % sys.version_info[:3], node=self.node_version)
+
+    def op_interrupt(self, request_id, request):
+        pass  # served in on_line while a request streams; one that arrives after its request ended is moot
+
+
+class CommandFollower:
+    """What `interrupt` does while a command streams: kill its process group."""
+
+    def __init__(self, command):
+        self.command = command
+
+    def interrupt(self, reason):
+        self.command.kill()
+
+
+OPS = {
+    "run_code": Agent.op_run_code,
+    "create_context": Agent.op_create_context,
+    "list_contexts": Agent.op_list_contexts,
+    "restart_context": Agent.op_restart_context,
+    "remove_context": Agent.op_remove_context,
+    "interrupt": Agent.op_interrupt,
+    "run_command": Agent.op_run_command,
+    "command_wait": Agent.op_command_wait,
+    "command_kill": Agent.op_command_kill,
+    "command_send_stdin": Agent.op_command_send_stdin,
+    "command_close_stdin": Agent.op_command_close_stdin,
+    "command_list": Agent.op_command_list,
+    "files_write": Agent.op_files_write,
+    "files_read": Agent.op_files_read,
+    "files_list": Agent.op_files_list,
+    "files_exists": Agent.op_files_exists,
+    "files_info": Agent.op_files_info,
+    "files_remove": Agent.op_files_remove,
+    "files_make_dir": Agent.op_files_make_dir,
+    "files_rename": Agent.op_files_rename,
+    "ping": Agent.op_ping,
+}
+# Served at once even while another request streams (they never stream themselves).
+IMMEDIATE_OPS = ("command_send_stdin", "command_close_stdin", "command_kill", "command_list", "ping")
+
+
+def main():
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(script) == ".e2beval-agent.py":
+        try:
+            os.unlink(script)  # the user's file listing shows nothing of the agent
+        except OSError:
+            pass
+    # Kernels and commands inherit ignored signals and the signal mask across exec: whatever the agent was
+    # started with, they start with default handling (SIGINT must interrupt a cell; Ctrl-C semantics hold).
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for number in (signal.SIGTERM, signal.SIGQUIT, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
+    home = os.environ.get("E2BEVAL_AGENT_HOME", "/home/user")
+    try:
+        os.chdir(home)
+    except OSError as exc:
+        sys.stderr.write("e2beval agent: cannot enter its home %s: %s\n" % (home, exc))
+    try:
+        Agent(home).serve()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+// The process-wide keeper of local sessions: one thread that starts every session's sandbox (so the
+// sandbox's init, which dies with the thread that cloned it, lives as long as the process) and kills
+// each session when its timeout passes, whether or not anybody is using it.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "local/supervisor.hpp"
+
+namespace e2beval::local {
+
+// What the keeper needs of a session.
+class KeptSession {
+public:
+    virtual ~KeptSession() = default;
+    virtual const std::string& keeper_id() const noexcept = 0;
+    // Called on the keeper thread when the session's deadline has passed.
+    virtual void expire() noexcept = 0;
+};
+
+class SessionKeeper {
+public:
+    static SessionKeeper& instance();
+
+    // Runs spawn_interactive(request) on the keeper thread and returns its result (or rethrows).
+    InteractiveSandbox spawn(SupervisionRequest request);
+
+    // Keeps `session` alive until `deadline`, then calls its expire() and drops it. Calling it again moves
+    // the deadline; forget() drops it early (after a kill).
+    void schedule(const std::shared_ptr<KeptSession>& session, std::chrono::steady_clock::time_point deadline);
+    void forget(const std::string& id);
+
+    // The live sessions.
+    std::vector<std::shared_ptr<KeptSession>> sessions();
+
+private:
+    SessionKeeper();
+    struct State;
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace e2beval::local

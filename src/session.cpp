@@ -1,0 +1,98 @@
+// The typed helpers of Session: thin wrappers over call() that gather a request's events into values.
+#include "e2beval/session.hpp"
+
+#include <boost/json.hpp>
+
+#include "e2beval/error.hpp"
+#include "base64.hpp"
+
+namespace e2beval {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string string_field(const json::object& event, std::string_view key) {
+    if (const auto* value = event.if_contains(key); value && value->is_string()) return std::string(value->as_string());
+    return {};
+}
+
+// A "failure" event as an exception: the agent's message says what was wrong and what to do.
+[[noreturn]] void throw_failure(const json::object& event) {
+    const auto kind = string_field(event, "kind");
+    const auto message = string_field(event, "message");
+    if (kind == "invalid" || kind == "unsupported" || kind == "not_found") throw input_error(message);
+    throw io_error(message);
+}
+
+json::object checked(json::object final_event) {
+    if (string_field(final_event, "type") == "failure") throw_failure(final_event);
+    return final_event;
+}
+
+double seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
+
+}  // namespace
+
+std::optional<std::string> Execution::text() const {
+    for (const auto& result : results)
+        if (const auto* main = result.if_contains("is_main_result"); main && main->is_bool() && main->as_bool())
+            return string_field(result, "text");
+    return std::nullopt;
+}
+
+Execution Session::run_code(const std::string& code, const std::optional<std::string>& language,
+                            const std::optional<std::string>& context, std::optional<std::chrono::milliseconds> timeout,
+                            const SessionEventHandler& on_event) {
+    json::object request{{"op", "run_code"}, {"code", code}};
+    if (language) request["language"] = *language;
+    if (context) request["context"] = *context;
+    if (timeout) request["timeout"] = seconds(*timeout);
+    Execution execution;
+    checked(call(std::move(request), [&](const SessionEvent& event) {
+        const auto type = string_field(event, "type");
+        if (type == "stdout" || type == "stderr")
+            (type == "stdout" ? execution.stdout_chunks : execution.stderr_chunks)
+                .push_back({string_field(event, "text"), std::chrono::system_clock::now()});
+        else if (type == "result")
+            execution.results.push_back(event);
+        else if (type == "error")
+            execution.error = Execution::Error{string_field(event, "name"), string_field(event, "value"),
+                                               string_field(event, "traceback")};
+        else if (type == "number_of_executions" && event.at("execution_count").is_int64())
+            execution.execution_count = static_cast<int>(event.at("execution_count").as_int64());
+        else if (type == "timeout") {
+            execution.timed_out = true;
+            if (const auto* restarted = event.if_contains("context_restarted"); restarted && restarted->is_bool())
+                execution.context_restarted = restarted->as_bool();
+        }
+        if (on_event) on_event(event);
+    }));
+    return execution;
+}
+
+CommandOutput Session::run_command(const std::string& command, std::optional<std::chrono::milliseconds> timeout) {
+    json::object request{{"op", "run_command"}, {"cmd", command}, {"background", false}};
+    if (timeout) request["timeout"] = seconds(*timeout);
+    CommandOutput output;
+    const auto end = checked(call(std::move(request), [&](const SessionEvent& event) {
+        const auto type = string_field(event, "type");
+        if (type == "stdout") output.stdout_data += string_field(event, "text");
+        if (type == "stderr") output.stderr_data += string_field(event, "text");
+    }));
+    if (const auto* code = end.if_contains("exit_code"); code && code->is_int64()) output.exit_code = static_cast<int>(code->as_int64());
+    if (const auto* message = end.if_contains("error"); message && message->is_string()) output.error = std::string(message->as_string());
+    if (const auto* timed_out = end.if_contains("timed_out"); timed_out && timed_out->is_bool()) output.timed_out = timed_out->as_bool();
+    return output;
+}
+
+void Session::write_file(const std::string& path, const std::string& bytes) {
+    checked(call({{"op", "files_write"}, {"path", path}, {"data", base64_encode(bytes)}}));
+}
+
+std::string Session::read_file(const std::string& path) {
+    const auto reply = checked(call({{"op", "files_read"}, {"path", path}}));
+    return base64_decode(string_field(reply, "data"));
+}
+
+}  // namespace e2beval

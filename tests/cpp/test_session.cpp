@@ -1,0 +1,124 @@
+// Sessions on the real local backend: state between cells, commands, files, lifetime and clean-up.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "e2beval/error.hpp"
+#include "e2beval/session.hpp"
+#include "test_sandbox.hpp"
+
+using namespace e2beval;
+
+namespace {
+
+SessionOptions quick_options(std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+    SessionOptions options;
+    options.timeout = timeout;
+    return options;
+}
+
+std::string pid_namespace_of(int pid) {
+    std::error_code ec;
+    return std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/ns/pid", ec).string();
+}
+
+// Host pids of every process in the pid namespace `ns` (e.g. "pid:[4026532001]").
+std::vector<int> processes_in(const std::string& ns) {
+    std::vector<int> pids;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (pid_namespace_of(std::stoi(name)) == ns) pids.push_back(std::stoi(name));
+    }
+    return pids;
+}
+
+}  // namespace
+
+TEST_CASE("a session keeps state between cells and reports values, errors and output") {
+    auto session = testing::test_sandbox().create_session(quick_options());
+    auto first = session->run_code("x = 41\nprint('hello')");
+    CHECK_FALSE(first.error);
+    REQUIRE(first.stdout_chunks.size() >= 1);
+    CHECK(first.stdout_chunks[0].text == "hello\n");
+    auto second = session->run_code("x + 1");
+    CHECK(second.text() == std::optional<std::string>("42"));
+    CHECK(second.execution_count == 2);
+    auto failing = session->run_code("1 / 0");
+    REQUIRE(failing.error);
+    CHECK(failing.error->name == "ZeroDivisionError");
+    CHECK(session->run_code("x").text() == std::optional<std::string>("41"));
+    session->kill();
+    CHECK_FALSE(session->alive());
+}
+
+TEST_CASE("a session runs commands and round-trips files, confined to its own filesystem") {
+    auto session = testing::test_sandbox().create_session(quick_options());
+    const auto output = session->run_command("echo hi; exit 3");
+    CHECK(output.stdout_data == "hi\n");
+    CHECK(output.exit_code == 3);
+
+    std::string bytes;
+    for (int i = 0; i < 3 * 256 * 1024; ++i) bytes += static_cast<char>(i % 256);
+    session->write_file("/home/user/blob.bin", bytes);
+    CHECK(session->read_file("blob.bin") == bytes);
+    // The sandbox's /etc/passwd is its own generated file, never the host's.
+    CHECK(session->read_file("../../etc/passwd").find("sandbox user") != std::string::npos);
+    CHECK_THROWS_AS(session->read_file("/root/.bashrc"), input_error);
+    session->kill();
+}
+
+TEST_CASE("a session past its timeout is gone with all its processes, and says why") {
+    auto session = testing::test_sandbox().create_session(quick_options(std::chrono::milliseconds(1500)));
+    const int init = session->info().host_pid;
+    REQUIRE(init > 0);
+    const auto ns = pid_namespace_of(init);
+    REQUIRE_FALSE(ns.empty());
+    boost::json::object background{{"op", "run_command"}, {"cmd", "sleep 1000"}, {"background", true}};
+    CHECK(session->call(background).at("type") == "reply");
+    CHECK(processes_in(ns).size() >= 3);  // init, agent, bash/sleep
+
+    for (int waited = 0; waited < 100 && session->alive(); ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK_FALSE(session->alive());
+    CHECK(processes_in(ns).empty());
+    try {
+        session->run_code("1");
+        FAIL("a closed session must refuse requests");
+    } catch (const sandbox_error& closed) {
+        CHECK(closed.code() == errc::session_closed);
+        CHECK(std::string(closed.what()).find("timeout") != std::string::npos);
+    }
+}
+
+TEST_CASE("set_timeout extends a session's life; kill is idempotent; sessions are listed while alive") {
+    auto session = testing::test_sandbox().create_session(quick_options(std::chrono::seconds(1)));
+    session->set_timeout(std::chrono::seconds(30));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    CHECK(session->alive());
+    bool listed = false;
+    for (const auto& info : LocalSandbox::list_sessions()) listed = listed || info.id == session->id();
+    CHECK(listed);
+    CHECK(LocalSandbox::find_session(session->id()) == session);
+    session->kill();
+    session->kill();
+    CHECK(LocalSandbox::find_session(session->id()) == nullptr);
+}
+
+TEST_CASE("bad requests to a session are failures that say what is wrong, and the session goes on") {
+    auto session = testing::test_sandbox().create_session(quick_options());
+    auto unknown = session->call({{"op", "run_code"}, {"code", "1"}, {"language", "cobol"}});
+    CHECK(unknown.at("type") == "failure");
+    CHECK(std::string(unknown.at("message").as_string()).find("cobol") != std::string::npos);
+    auto missing = session->call({{"op", "run_code"}, {"code", "1"}, {"context", "nope"}});
+    CHECK(missing.at("kind") == "not_found");
+    CHECK_THROWS_AS(session->call({{"code", "1"}}), input_error);
+    CHECK(session->run_code("2 + 2").text() == std::optional<std::string>("4"));
+    session->kill();
+}
