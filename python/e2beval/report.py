@@ -1,12 +1,60 @@
-"""The tutorial's Markdown report (``promptfoo_report.md``) from the metrics files."""
+"""Reports from evaluation results: the tutorial's ``promptfoo_report.md``, HTML with charts, JSON, JUnit XML.
+
+The input is a metrics directory (the tutorial's ``$PROMPTFOO_RESULTS_DIR``, default ``.promptfoo_results``)
+or a results file recognised by its content: promptfoo's ``-o out.json`` (or ``.jsonl``), or metrics records.
+Reading and rendering happen in C++, the same code as ``e2beval report``.
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+import json
+import os
+from typing import Any, Optional, Union
 
 from e2beval import _core
 
+__all__ = ["FORMATS", "gen_report", "load_report", "render_report"]
 
-def gen_report(results_dir: Optional[str] = None, output: str = "promptfoo_report.md") -> int:
-    """Write the table ``| task | provider | model | success | runtime_s |`` and return its row count."""
-    return _core.write_report(results_dir or "", output)
+# format -> the extension of its default file name (promptfoo_report.<ext>)
+FORMATS = {"md": "md", "html": "html", "json": "json", "junit": "xml"}
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def gen_report(
+    results_dir: Optional[PathLike] = None,
+    output: Optional[PathLike] = None,
+    *,
+    format: str = "md",  # noqa: A002  (the CLI's option name)
+) -> int:
+    """Write the report and return its number of rows.
+
+    Keeps the tutorial's signature ``gen_report(out_dir, out_md)``: with no arguments it reads
+    ``$PROMPTFOO_RESULTS_DIR`` (else ``.promptfoo_results``) and writes the table
+    ``| task | provider | model | success | runtime_s |`` to ``promptfoo_report.md``.
+    ``results_dir`` may also be promptfoo's ``-o`` JSON. ``format`` is ``md``, ``html``, ``json`` or ``junit``;
+    ``output`` defaults to ``promptfoo_report.<md|html|json|xml>``.
+    """
+    _check_format(format)
+    target = os.fspath(output) if output is not None else f"promptfoo_report.{FORMATS[format]}"
+    return _core.write_report(_input(results_dir), target, format)
+
+
+def render_report(source: Optional[PathLike] = None, format: str = "md") -> str:  # noqa: A002
+    """The report as text, without writing a file."""
+    _check_format(format)
+    return _core.render_report(_input(source), format)
+
+
+def load_report(source: Optional[PathLike] = None) -> dict[str, Any]:
+    """The normalised results: ``{"summary": {..., "groups": [... pass_at_k ...], "outcomes"}, "rows": [...]}``."""
+    return json.loads(_core.render_report(_input(source), "json"))
+
+
+def _input(source: Optional[PathLike]) -> str:
+    return "" if source is None else os.fspath(source)
+
+
+def _check_format(format: str) -> None:  # noqa: A002
+    if format not in FORMATS:
+        raise ValueError(f"report format must be one of {', '.join(FORMATS)}, got {format!r}")

@@ -9,20 +9,14 @@
 #include "e2beval/error.hpp"
 #include "e2beval/metrics.hpp"
 #include "e2beval/report.hpp"
+#include "temporary_directory.hpp"
 
 using namespace e2beval;
 namespace json = boost::json;
 
 namespace {
 
-struct TemporaryDirectory {
-    std::filesystem::path path;
-    TemporaryDirectory() {
-        char name[] = "/tmp/e2beval-test-XXXXXX";
-        path = ::mkdtemp(name);
-    }
-    ~TemporaryDirectory() { std::filesystem::remove_all(path); }
-};
+using testing::TemporaryDirectory;
 
 std::string read(const std::filesystem::path& path) {
     std::ifstream in(path);
