@@ -1,5 +1,6 @@
 // The e2beval commands over the library: every command calls the same C++ the Python module calls.
 #include "cli/commands.hpp"
+#include "cli/table_text.hpp"
 
 #include <unistd.h>
 
@@ -53,26 +54,18 @@ Language language_option(const ParsedArgs& args) {
     return *language;
 }
 
-std::vector<std::string> name_list(const ParsedArgs& args, const std::string& option) {
-    std::vector<std::string> names;
-    std::istringstream list(args.value(option).value_or(""));
-    for (std::string name; std::getline(list, name, ',');)
-        if (!name.empty()) names.push_back(name);
-    return names;
-}
-
 Policy policy_option(const ParsedArgs& args) {
     Policy policy;
     const auto preset_name = args.value("--policy").value_or("standard");
     const auto preset = policy_preset_from_string(preset_name);
     if (!preset) throw usage_error("--policy must be tutorial, standard or strict, got '" + preset_name + "'");
     policy.preset = *preset;
-    policy.allow_rules = name_list(args, "--allow-rule");
-    policy.deny_rules = name_list(args, "--deny-rule");
-    policy.allow_modules = name_list(args, "--allow-module");
-    policy.deny_modules = name_list(args, "--deny-module");
-    policy.allow_calls = name_list(args, "--allow-call");
-    policy.deny_calls = name_list(args, "--deny-call");
+    policy.allow_rules = args.names("--allow-rule");
+    policy.deny_rules = args.names("--deny-rule");
+    policy.allow_modules = args.names("--allow-module");
+    policy.deny_modules = args.names("--deny-module");
+    policy.allow_calls = args.names("--allow-call");
+    policy.deny_calls = args.names("--deny-call");
     return policy;
 }
 
@@ -277,18 +270,6 @@ std::vector<SuiteEntry> read_suite(const std::string& path) {
     }
     if (entries.empty()) throw input_error("suite '" + path + "' holds no tests");
     return entries;
-}
-
-std::string one_line(std::string text, std::size_t width) {
-    for (auto& c : text)
-        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    if (text.size() > width) text = text.substr(0, width - 3) + "...";
-    return text;
-}
-
-std::string padded(std::string text, std::size_t width) {
-    if (text.size() < width) text.resize(width, ' ');
-    return text;
 }
 
 // A one-line progress bar on stderr, only when stderr is a terminal (never in logs or pipes).
@@ -557,20 +538,11 @@ int extract_command(const ParsedArgs& args) {
 
 // ---- report -------------------------------------------------------------------------------------
 
-int report_command(const ParsedArgs& args) {
-    const std::filesystem::path directory = args.value("--results-dir").value_or(default_results_dir().string());
-    const std::filesystem::path output = args.value("--output").value_or("promptfoo_report.md");
-    const auto metrics = load_metrics(directory);
-    const auto markdown = render_markdown(metrics);
-    {
-        std::ofstream out(output, std::ios::binary);
-        out << markdown;
-        if (!out) throw io_error("cannot write the report to " + output.string());
-    }
-    std::cout << markdown << "written to " << output.string() << "\n";
-    for (const auto& skipped : metrics.skipped) std::cerr << "e2beval: skipped " << skipped << "\n";
-    return 0;
-}
+}  // namespace
+
+int report_command(const ParsedArgs& args);  // src/cli/report_command.cpp
+
+namespace {
 
 // ---- doctor -------------------------------------------------------------------------------------
 
@@ -600,11 +572,12 @@ int doctor_command(const ParsedArgs& args) {
 const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
         {{"run", "e2beval run [OPTIONS] FILE", "Run a program in the local sandbox, print its output and exit with its status.",
-          "FILE is Python source ('-' reads stdin). The program runs in new namespaces with no network, a private\n"
-          "workspace, a scrubbed environment and hard limits. Exit status: the program's own; 128+N when killed\n"
-          "by signal N; 124 when it hit a limit (timeout, cpu, memory, output); 125 when the sandbox failed.",
+          "FILE is the program ('-' reads stdin): Python, or JavaScript (Node.js) or bash with --language. It\n"
+          "runs in new namespaces with no network, a private workspace, a scrubbed environment and hard limits.\n"
+          "Exit status: the program's own; 128+N when killed by signal N; 124 when it hit a limit (timeout, cpu,\n"
+          "memory, output); 125 when the sandbox failed.",
           with_sandbox_options({{"--stdin", "FILE", "feed FILE to the program's standard input"},
-                                {"--language", "LANG", "language of FILE (python)"},
+                                {"--language", "LANG", "language of FILE: python (default), javascript (js, node) or bash (sh)"},
                                 {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
           1, 1},
          run_command},
@@ -656,12 +629,25 @@ const std::vector<Command>& commands() {
            {"--json", "", "print the checks as JSON"}},
           0, 0},
          doctor_command},
-        {{"report", "e2beval report [OPTIONS]", "Write the tutorial's Markdown report from the metrics files.",
-          "Reads every *.json in the metrics directory and writes | task | provider | model | success | runtime_s |.",
-          {{"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
-           {"--output", "FILE", "report file (default promptfoo_report.md)"}},
-          0, 0},
+        {{"report", "e2beval report [OPTIONS] [INPUT]",
+          "Write a report (Markdown, HTML with charts, JSON, JUnit XML) from metrics files or promptfoo's -o JSON.",
+          "INPUT is a metrics directory (default: --results-dir, else $PROMPTFOO_RESULTS_DIR, else .promptfoo_results)\n"
+          "or a file recognised by its content: promptfoo's `-o out.json` (or .jsonl), or metrics records.\n"
+          "  md     the tutorial's table | task | provider | model | success | runtime_s |, then sections per\n"
+          "         provider/model (pass@k when a task has several samples), per outcome and per failure\n"
+          "  html   one self-contained page: summary, SVG charts (pass rate, runtime, memory, outcomes) and a\n"
+          "         table to sort and expand (code, findings, stdout/stderr, reason); no network needed\n"
+          "  json   {summary, rows}: one normalised document for scripts\n"
+          "  junit  JUnit XML for CI: a testsuite per provider/model, a testcase per result\n"
+          "Exit status: 0 written; 2 the input is missing, holds no results, or is not one of these.",
+          {{"--format", "FORMAT", "md (default), html, json or junit"},
+           {"--output", "FILE", "report file (default promptfoo_report.md, .html, .json or .xml); '-' prints it"},
+           {"-o", "FILE", "same as --output"},
+           {"--results-dir", "DIR", "metrics directory to read (the same as giving INPUT)"}},
+          0, 1},
          report_command},
+        make_redteam_command(),  // src/cli/redteam_command.cpp
+        make_init_command(),     // src/cli/init_command.cpp
     };
     return all;
 }

@@ -15,6 +15,10 @@ struct Command {
 
 const std::vector<Command>& commands();
 
+// Commands that live in their own files.
+Command make_redteam_command();  // src/cli/redteam_command.cpp
+Command make_init_command();     // src/cli/init_command.cpp
+
 // Exit statuses shared by every command (documented in docs/cli.md).
 inline constexpr int kExitFailed = 1;      // a test failed, code was blocked, no code was found
 inline constexpr int kExitUsage = 2;       // bad command line or bad input file

@@ -11,6 +11,14 @@ std::optional<std::string> ParsedArgs::value(const std::string& name) const {
     return found->second;
 }
 
+std::vector<std::string> ParsedArgs::names(const std::string& name) const {
+    std::vector<std::string> items;
+    std::istringstream list(value(name).value_or(""));
+    for (std::string item; std::getline(list, item, ',');)
+        if (!item.empty()) items.push_back(item);
+    return items;
+}
+
 std::optional<double> ParsedArgs::number(const std::string& name) const {
     const auto text = value(name);
     if (!text) return std::nullopt;

@@ -35,6 +35,7 @@ struct ParsedArgs {
 
     bool flag(const std::string& name) const { return flags.count(name) > 0; }
     std::optional<std::string> value(const std::string& name) const;
+    std::vector<std::string> names(const std::string& name) const;  // a comma-separated value's non-empty items
     std::optional<double> number(const std::string& name) const;  // throws usage_error when not a number
 };
 
