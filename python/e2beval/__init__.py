@@ -36,6 +36,7 @@ __all__ = [
     "rules",
     "warm_up",
     "pool_info",
+    "Sandbox",
     "__version__",
 ]
 
@@ -193,6 +194,9 @@ def execute(
 ) -> dict:
     """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ...}``.
 
+    ``language`` is "python", "javascript" (Node.js: $E2BEVAL_NODE, else ``node`` on PATH) or "bash"; all
+    three get the same isolation and limits (only Python executions come from the warm pool).
+
     Nothing from this process's environment reaches the code; pass ``env`` for what it should see.
     ``isolation`` takes ``network`` (False; True is an explicit opt-in), ``seccomp`` ("deny" or "kill")
     and ``minimum_level`` ("standard" or "full": refuse to run without cgroup limits).
@@ -227,16 +231,21 @@ def evaluate(
     pool: bool = True,
     keep_main: bool = False,
     keep_examples: bool = False,
+    compare: Union[None, str, Mapping[str, Any]] = None,
 ) -> dict:
     """Evaluate a model's answer against a test given as promptfoo vars.
 
     Returns the verdict: ``{pass, score, reason, cases, findings, extraction, exec}``. A model that wrote
     no code, unsafe code or failing code gets a failing verdict; InputError is raised only for bad vars.
+    ``compare`` (a mode name or ``{mode, tolerance, pattern}``) applies when the vars set none themselves.
     """
     if not isinstance(vars, Mapping):
         raise InputError(f"vars must be a mapping, got {type(vars).__name__}")
+    vars = dict(vars)
+    if compare is not None:
+        vars.setdefault("compare", compare if isinstance(compare, str) else dict(compare))
     try:
-        vars_json = _json.dumps(dict(vars))
+        vars_json = _json.dumps(vars)
     except (TypeError, ValueError) as error:
         raise InputError(f"vars cannot be expressed as JSON: {error}") from None
     return _json.loads(
@@ -340,3 +349,13 @@ def doctor(python: Optional[str] = None) -> dict:
 
 from e2beval.metrics import write_metrics  # noqa: E402  (re-exported)
 from e2beval.report import gen_report  # noqa: E402  (re-exported)
+
+
+def __getattr__(name: str) -> Any:
+    """``e2beval.Sandbox`` (the e2b_code_interpreter-style stateful sandbox) is imported on first use, so
+    ``import e2beval`` stays cheap for promptfoo, which starts a new Python for every assertion."""
+    if name == "Sandbox":
+        from e2beval.sandbox import Sandbox
+
+        return Sandbox
+    raise AttributeError(f"module 'e2beval' has no attribute {name!r}")

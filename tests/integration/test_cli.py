@@ -4,23 +4,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 import yaml
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def find_cli():
-    candidate = Path(sys.executable).parent / "e2beval"
-    found = str(candidate) if candidate.exists() else shutil.which("e2beval")
-    if not found:
-        pytest.fail("the e2beval command is not installed next to this Python; run scripts/setup.sh")
-    return found
-
+from _support import REPO, find_cli
 
 CLI = find_cli()
 

@@ -8,18 +8,12 @@ tools/promptfoo/node_modules. promptfoo calls examples/promptfoo/e2beval_assert.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from _support import REPO, PromptfooRun, require_importable_e2beval, run_promptfoo
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PROMPTFOO_BIN_DIR = REPO_ROOT / "tools" / "promptfoo" / "node_modules" / ".bin"
-EXAMPLE_DIR = REPO_ROOT / "examples" / "promptfoo"
+EXAMPLE_DIR = REPO / "examples" / "promptfoo"
 CONFIG = EXAMPLE_DIR / "promptfooconfig.yaml"
-SETUP_HINT = "run scripts/setup.sh to install promptfoo and e2beval"
 PROMPTFOO_TIMEOUT_S = 300
 
 UNSAFE_PREFIX = "Unsafe pattern detected in generated code"
@@ -39,91 +33,10 @@ MULTI_CASE = "factorial test_cases 0->1, 5->120, 7->5040"
 MULTI_CASE_OUTPUTS = ["1", "120", "5040"]
 
 
-def _promptfoo_executable() -> Path:
-    exe = PROMPTFOO_BIN_DIR / "promptfoo"
-    node = PROMPTFOO_BIN_DIR / "node"
-    if not (exe.exists() and node.exists()):
-        pytest.fail(
-            f"promptfoo is not installed at {exe} (with Node 22 at {node}); {SETUP_HINT}",
-            pytrace=False,
-        )
-    return exe
-
-
-def _check_e2beval_importable(env: dict[str, str]) -> None:
-    probe = subprocess.run(
-        [sys.executable, "-c", "import e2beval.promptfoo"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    if probe.returncode != 0:
-        pytest.fail(
-            f"`import e2beval.promptfoo` fails with {sys.executable} (the PROMPTFOO_PYTHON promptfoo "
-            f"will use); {SETUP_HINT}.\n{probe.stderr}",
-            pytrace=False,
-        )
-
-
-class PromptfooRun:
-    def __init__(self, proc: subprocess.CompletedProcess[str], out: dict, results_dir: Path):
-        self.proc = proc
-        self.out = out
-        self.results_dir = results_dir
-        self.rows = out["results"]["results"]
-        self.by_description = {row["testCase"]["description"]: row for row in self.rows}
-
-    @property
-    def log(self) -> str:
-        return f"exit code {self.proc.returncode}\n--- stdout ---\n{self.proc.stdout}\n--- stderr ---\n{self.proc.stderr}"
-
-
 @pytest.fixture(scope="module")
 def promptfoo_run(tmp_path_factory: pytest.TempPathFactory) -> PromptfooRun:
-    exe = _promptfoo_executable()
-    work = tmp_path_factory.mktemp("promptfoo")
-    results_dir = work / "results"
-    config_dir = work / "promptfoo-config"  # promptfoo's db/logs; keeps ~/.promptfoo untouched
-    out_json = work / "out.json"
-
-    env = dict(os.environ)
-    env.update(
-        {
-            "PATH": f"{PROMPTFOO_BIN_DIR}{os.pathsep}{env.get('PATH', '')}",
-            "PROMPTFOO_PYTHON": sys.executable,
-            "PROMPTFOO_RESULTS_DIR": str(results_dir),
-            "PROMPTFOO_CONFIG_DIR": str(config_dir),
-            "PROMPTFOO_DISABLE_TELEMETRY": "1",
-            "PROMPTFOO_DISABLE_UPDATE": "1",
-            "NO_COLOR": "1",
-            "FORCE_COLOR": "0",
-        }
-    )
-    for var in ("PROMPTFOO_FAILED_TEST_EXIT_CODE", "PROMPTFOO_PASS_RATE_THRESHOLD"):
-        env.pop(var, None)  # the test checks promptfoo's default exit code
-    _check_e2beval_importable(env)
-
-    cmd = [
-        str(exe),
-        "eval",
-        "-c",
-        str(CONFIG),
-        "-o",
-        str(out_json),
-        "--no-cache",
-        "--no-share",
-        "--no-write",
-        "--no-progress-bar",
-    ]
-    # cwd is a scratch dir: nothing promptfoo or e2beval writes by default lands in the repository.
-    proc = subprocess.run(
-        cmd, cwd=work, env=env, capture_output=True, text=True, timeout=PROMPTFOO_TIMEOUT_S
-    )
-    log = f"{' '.join(cmd)}\nexit code {proc.returncode}\n--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
-    assert proc.returncode in (0, 100), f"promptfoo eval failed to run:\n{log}"
-    assert out_json.exists(), f"promptfoo wrote no {out_json}:\n{log}"
-    return PromptfooRun(proc, json.loads(out_json.read_text(encoding="utf-8")), results_dir)
+    require_importable_e2beval()
+    return run_promptfoo(CONFIG, tmp_path_factory.mktemp("promptfoo"), timeout_s=PROMPTFOO_TIMEOUT_S)
 
 
 def _own_result(row: dict) -> dict:
@@ -147,16 +60,16 @@ def test_exit_code_signals_failures(promptfoo_run: PromptfooRun) -> None:
 
 
 def test_stats(promptfoo_run: PromptfooRun) -> None:
-    stats = promptfoo_run.out["results"]["stats"]
+    stats = promptfoo_run.stats
     assert (stats["successes"], stats["failures"], stats["errors"]) == (6, 2, 0), promptfoo_run.log
-    assert sorted(promptfoo_run.by_description) == sorted(EXPECTED)
+    assert sorted(row["testCase"]["description"] for row in promptfoo_run.rows) == sorted(EXPECTED)
     assert len(promptfoo_run.rows) == len(EXPECTED)
 
 
 @pytest.mark.parametrize("description", list(EXPECTED))
 def test_case_verdict(promptfoo_run: PromptfooRun, description: str) -> None:
     expected_pass, expected_score, reason_prefix = EXPECTED[description]
-    row = promptfoo_run.by_description[description]
+    row = promptfoo_run.row(description)
     grading = row["gradingResult"]
     detail = json.dumps(grading, indent=1)
 
@@ -183,13 +96,13 @@ def test_case_verdict(promptfoo_run: PromptfooRun, description: str) -> None:
 
 
 def test_unsafe_reason_names_the_pattern(promptfoo_run: PromptfooRun) -> None:
-    own = _own_result(promptfoo_run.by_description["read_file('/etc/passwd') is refused"])
+    own = _own_result(promptfoo_run.row("read_file('/etc/passwd') is refused"))
     detail = own["reason"][len(UNSAFE_PREFIX):].strip(" :-\n")
     assert detail, f"no detail after {UNSAFE_PREFIX!r}: {own['reason']!r}"
 
 
 def test_multi_case_component_results(promptfoo_run: PromptfooRun) -> None:
-    row = promptfoo_run.by_description[MULTI_CASE]
+    row = promptfoo_run.row(MULTI_CASE)
     own = _own_result(row)
     cases = own["componentResults"]
     detail = json.dumps(own, indent=1)
@@ -204,8 +117,8 @@ def test_multi_case_component_results(promptfoo_run: PromptfooRun) -> None:
 
 
 def test_metrics_written(promptfoo_run: PromptfooRun) -> None:
-    files = sorted(promptfoo_run.results_dir.glob("*.json"))
-    assert len(files) >= len(EXPECTED), f"metrics files in {promptfoo_run.results_dir}: {files}"
+    files = sorted(promptfoo_run.metrics_dir.glob("*.json"))
+    assert len(files) >= len(EXPECTED), f"metrics files in {promptfoo_run.metrics_dir}: {files}"
     records = [json.loads(f.read_text(encoding="utf-8")) for f in files]
     for record in records:
         for key in ("task_id", "provider", "model", "success", "runtime_s", "timestamp"):
