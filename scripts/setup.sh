@@ -13,6 +13,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libssl-dev libseccomp-dev zlib1g-dev doctest-dev
   python3 python3-dev python3-venv
+  chromium  # headless, for the HTML report's screenshot test (tests/integration/test_report_screenshot.py)
 )
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
 
@@ -40,10 +41,12 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 VENV_PY="$ROOT/.venv/bin/python"
-if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, yaml" >/dev/null 2>&1; then
+# The official E2B SDK is a test dependency: tests check e2beval.Sandbox against its API.
+if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, yaml, e2b_code_interpreter" >/dev/null 2>&1; then
   say "installing Python build and test dependencies"
   "$VENV_PY" -m pip install -q --upgrade pip
-  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7" "PyYAML>=6"
+  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7" "PyYAML>=6" \
+    "e2b-code-interpreter==2.11.5"
 fi
 say "building and installing e2beval into .venv (incremental: build/python-*)"
 export CMAKE_GENERATOR=Ninja

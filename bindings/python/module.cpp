@@ -74,11 +74,23 @@ LocalSandboxOptions sandbox_options(const std::string& python_json, const std::s
     return options;
 }
 
+}  // namespace
+
+namespace e2beval::python {
+
+void bind_sessions(py::module_& m);  // bindings/python/session.cpp
+
 LocalSandbox& sandbox_for(const std::string& python_json, const std::string& python_executable, bool pool) {
     auto options = sandbox_options(python_json, python_executable);
     options.pool.enabled = pool;
     return shared_sandbox(options, python_json + "\n" + python_executable + "\n" + (pool ? "warm" : "cold"));
 }
+
+}  // namespace e2beval::python
+
+namespace {
+
+using e2beval::python::sandbox_for;
 
 std::string extract_json(const std::string& output, std::optional<std::string> function_name, const std::string& language,
                          bool keep_main, bool keep_examples) {
@@ -117,10 +129,20 @@ std::string rules_json() {
     return json::serialize(rows);
 }
 
+// The compare override as JSON text: a mode name or {mode, tolerance, relative_tolerance, pattern}; empty: none.
+std::optional<CompareMode> compare_option(const std::string& compare_json) {
+    if (compare_json.empty()) return std::nullopt;
+    boost::system::error_code ec;
+    const auto value = json::parse(compare_json, ec);
+    if (ec) throw input_error("compare must be a mode name or a mapping");
+    return compare_mode_from_json(value);
+}
+
 std::string evaluate_json(const std::string& output, const std::string& vars_json, const std::string& policy, bool scan,
                           bool keep_main, bool keep_examples,
                           const std::string& limits_json, const std::string& isolation_json,
-                          const std::string& python_json, const std::string& python_executable, bool pool) {
+                          const std::string& python_json, const std::string& python_executable, bool pool,
+                          const std::string& compare_json) {
     const auto spec = TestSpec::from_vars_json(vars_json);
     RunnerOptions options;
     options.policy = parse_policy(policy);
@@ -129,6 +151,7 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
     options.keep_examples = keep_examples;
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
+    options.compare = compare_option(compare_json);
     LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
     return json::serialize(to_json(Runner(sandbox, options).evaluate(output, spec)));
 }
@@ -185,7 +208,8 @@ std::string execute_many_json(const std::string& requests_json, std::size_t jobs
 
 std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, const std::string& policy, bool scan,
                                const std::string& limits_json, const std::string& isolation_json,
-                               const std::string& python_json, const std::string& python_executable, bool pool) {
+                               const std::string& python_json, const std::string& python_executable, bool pool,
+                               const std::string& compare_json) {
     boost::system::error_code ec;
     const auto value = json::parse(items_json, ec);
     if (ec || !value.is_array()) throw input_error("items must be a list");
@@ -194,6 +218,7 @@ std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, 
     options.scan = scan;
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
+    options.compare = compare_option(compare_json);
     // An item whose vars describe no test fails alone, with the reason; the rest still run.
     std::vector<EvaluationItem> items;
     std::vector<std::size_t> positions;
@@ -227,8 +252,19 @@ std::string write_metrics_json(const std::string& record_json, const std::string
     return MetricsSink(directory.empty() ? default_results_dir() : std::filesystem::path(directory)).write(record).string();
 }
 
-std::size_t write_report(const std::string& results_dir, const std::string& output) {
-    return write_markdown_report(results_dir.empty() ? default_results_dir() : std::filesystem::path(results_dir), output);
+// `input`: a metrics directory or promptfoo's -o JSON (empty: $PROMPTFOO_RESULTS_DIR); `format`: md, html, json, junit.
+ReportFormat report_format(const std::string& name) {
+    const auto format = report_format_from_string(name);
+    if (!format) throw input_error("report format must be md, html, json or junit, got '" + name + "'");
+    return *format;
+}
+
+std::size_t write_report_file(const std::string& input, const std::string& output, const std::string& format) {
+    return write_report(input.empty() ? default_results_dir() : std::filesystem::path(input), output, report_format(format));
+}
+
+std::string render_report_text(const std::string& input, const std::string& format) {
+    return render_report(load_report_input(input.empty() ? default_results_dir() : std::filesystem::path(input)), report_format(format));
 }
 
 }  // namespace
@@ -293,16 +329,18 @@ PYBIND11_MODULE(_core, m) {
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
           py::arg("keep_main"), py::arg("keep_examples"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
-          py::arg("pool"), release);
+          py::arg("pool"), py::arg("compare_json") = "", release);
     m.def("execute_many", &execute_many_json, py::arg("requests_json"), py::arg("jobs"), py::arg("limits_json"),
           py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), py::arg("pool"), release);
     m.def("evaluate_many", &evaluate_many_json, py::arg("items_json"), py::arg("jobs"), py::arg("policy"), py::arg("scan"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
-          py::arg("pool"), release);
+          py::arg("pool"), py::arg("compare_json") = "", release);
     m.def("warm_up", &warm_up, py::arg("zygotes"), py::arg("isolation_json"), py::arg("python_json"),
           py::arg("python_executable"), release);
     m.def("pool_info", &pool_info_json, py::arg("python_json"), py::arg("python_executable"), release);
     m.def("doctor", &doctor_json, py::arg("python_json"), py::arg("python_executable"), release);
     m.def("write_metrics", &write_metrics_json, py::arg("record_json"), py::arg("directory"), release);
-    m.def("write_report", &write_report, py::arg("results_dir"), py::arg("output"), release);
+    m.def("write_report", &write_report_file, py::arg("input"), py::arg("output"), py::arg("format"), release);
+    m.def("render_report", &render_report_text, py::arg("input"), py::arg("format"), release);
+    e2beval::python::bind_sessions(m);
 }

@@ -7,6 +7,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -26,6 +30,26 @@ inline LocalSandbox& test_sandbox() {
         return options;
     }());
     return instance;
+}
+
+// A string no other process's command line holds by chance, to find a test's own processes on the host.
+inline std::string unique_token() {
+    std::random_device device;
+    return "e2beval-test-" + std::to_string(device()) + std::to_string(device());
+}
+
+// Host processes whose command line holds `token`.
+inline int processes_with(const std::string& token) {
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::stringstream content;
+        content << in.rdbuf();
+        if (content.str().find(token) != std::string::npos) ++count;
+    }
+    return count;
 }
 
 // A TCP listener on the host's 127.0.0.1 (an ephemeral port), for tests of what sandboxed code can reach.
