@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <boost/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -80,6 +81,13 @@ std::string describe(const ExecResult& exec) {
     return "failed: " + std::string(to_string(exec.outcome)) + (exec.detail.empty() ? "" : " (" + exec.detail + ")");
 }
 
+std::string completion_marker() {
+    std::random_device device;
+    std::ostringstream text;
+    text << "e2beval-humaneval-passed-" << std::hex << device() << device() << device();
+    return text.str();
+}
+
 }  // namespace
 
 std::vector<HumanEvalTask> load_humaneval(const std::filesystem::path& path) {
@@ -111,6 +119,7 @@ HumanEvalReport evaluate_humaneval(LocalSandbox& sandbox, const std::vector<Huma
     if (work.empty())
         for (const auto& task : tasks) work.push_back({task.task_id, task.canonical_solution});
 
+    const auto marker = completion_marker();
     std::vector<ExecRequest> requests;
     for (const auto& sample : work) {
         const auto found = by_id.find(sample.task_id);
@@ -118,7 +127,9 @@ HumanEvalReport evaluate_humaneval(LocalSandbox& sandbox, const std::vector<Huma
             throw input_error("sample for unknown task '" + sample.task_id + "'; is it from this HumanEval file?");
         ExecRequest request = settings;
         request.language = Language::python;
-        request.code = humaneval_program(*found->second, sample.completion);
+        // A completion that calls sys.exit(0) or os._exit(0) before check() ran must not pass: the program
+        // passes only when it reaches the end and prints this run's marker.
+        request.code = humaneval_program(*found->second, sample.completion) + "print(" + json::serialize(json::string(marker)) + ")\n";
         requests.push_back(std::move(request));
     }
     auto results = execute_many(sandbox, requests, batch);
@@ -128,8 +139,12 @@ HumanEvalReport evaluate_humaneval(LocalSandbox& sandbox, const std::vector<Huma
         HumanEvalSampleResult result;
         result.task_id = work[i].task_id;
         result.completion = work[i].completion;
-        result.passed = results[i].outcome == Outcome::ok;
-        result.result = describe(results[i]);
+        const auto& out = results[i].stdout_data;
+        const bool reached_end = out.size() >= marker.size() + 1 && out.compare(out.size() - marker.size() - 1, marker.size(), marker) == 0;
+        result.passed = results[i].outcome == Outcome::ok && reached_end;
+        result.result = results[i].outcome == Outcome::ok && !reached_end
+                            ? "failed: the program exited before check() finished (sys.exit or os._exit in the completion)"
+                            : describe(results[i]);
         result.exec = std::move(results[i]);
         auto& [n, c] = report.per_task[result.task_id];
         ++n;

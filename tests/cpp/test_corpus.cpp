@@ -135,16 +135,13 @@ struct HumanEvalTask {
     std::string code;  // prompt + canonical solution
 };
 
-// HumanEval from E2BEVAL_HUMANEVAL or ../shared/datasets; empty (with a message) when absent.
+// HumanEval from E2BEVAL_HUMANEVAL or ../shared/datasets; a failure, not a skip, when absent.
 std::vector<HumanEvalTask> humaneval_tasks() {
     fs::path path = repo_root().parent_path() / "shared" / "datasets" / "HumanEval.jsonl.gz";
     if (const char* env = std::getenv("E2BEVAL_HUMANEVAL")) path = env;
-    if (!fs::exists(path)) {
-        MESSAGE("HumanEval not found at " << path.string()
-                                           << "; set E2BEVAL_HUMANEVAL=/path/to/HumanEval.jsonl.gz to include its 164 "
-                                              "canonical solutions in the benign corpus (skipped here)");
-        return {};
-    }
+    REQUIRE_MESSAGE(fs::exists(path), "HumanEval not found at " << path.string()
+                                          << "; set E2BEVAL_HUMANEVAL=/path/to/HumanEval.jsonl.gz (its 164 canonical "
+                                             "solutions are part of the benign corpus)");
     const std::string command = (path.extension() == ".gz" ? "gzip -dc '" : "cat '") + path.string() + "'";
     std::FILE* pipe = ::popen(command.c_str(), "r");
     REQUIRE(pipe != nullptr);
