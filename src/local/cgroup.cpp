@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <mutex>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -224,9 +227,38 @@ const CgroupSupport& cgroup_support() {
     return support;
 }
 
+namespace {
+
+// Cgroups left by an e2beval process that died without cleaning up (SIGKILL): its sandboxes died with it
+// (PR_SET_PDEATHSIG), so their cgroups are empty; remove them. Cgroups that still hold processes, or whose
+// creator is alive, are left alone.
+void remove_abandoned_cgroups(const std::string& parent) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+        const auto name = entry.path().filename().string();
+        if (name.rfind("e2beval-", 0) != 0 || name == "e2beval-supervisor") continue;
+        const auto dash = name.find('-', 8);
+        if (dash == std::string::npos) continue;
+        const auto pid = std::atoi(name.substr(8, dash - 8).c_str());
+        if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+        ::rmdir(entry.path().c_str());  // fails (EBUSY) while processes remain in it: then it stays
+    }
+}
+
+void remove_abandoned_cgroups_once(const CgroupSupport& support) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+        if (support.version == CgroupSupport::Version::v2) remove_abandoned_cgroups(support.v2_parent);
+        for (const auto& [controller, parent] : support.v1_parents) remove_abandoned_cgroups(parent);
+    });
+}
+
+}  // namespace
+
 std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
     const auto& support = cgroup_support();
     if (support.version == CgroupSupport::Version::none) return std::nullopt;
+    remove_abandoned_cgroups_once(support);
     static std::atomic<unsigned> counter{0};
     const auto name = "e2beval-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     SandboxCgroup cgroup;

@@ -155,6 +155,17 @@ void send_listener(int listener) noexcept {
 
 // The program's own process: limits, privileges, seccomp last, then exec. Never returns.
 [[noreturn]] void exec_program(const SpawnPlan& plan) noexcept {
+    // When the sandbox's cgroup runs out of memory, the kernel must kill the program's tree, not the init
+    // (a copy of the host process, often the largest in the cgroup), which has to report how things ended.
+    // Raising one's own OOM score needs no privilege, but /proc/self is ours to write only while we are
+    // dumpable: for these few calls we are (nothing else runs in the sandbox yet; exec resets it anyway).
+    // Where /proc refuses, the default order stays.
+    ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    if (const int score = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC); score >= 0) {
+        [[maybe_unused]] const ssize_t written = ::write(score, "1000", 4);
+        ::close(score);
+    }
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (auto error = apply_rlimits(plan.rlimits)) fail(error);
     if (auto error = drop_privileges()) fail(error);
     int listener = -1;

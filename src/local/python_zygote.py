@@ -134,6 +134,12 @@ def program(request, fds, channel):
     os.environ.clear()
     os.environ.update(request["env"])
     os.setsid()
+    # Out of memory, the kernel kills the program's tree first, not its keeper (as exec_program does cold).
+    try:
+        with open("/proc/self/oom_score_adj", "w") as score:
+            score.write("1000")
+    except OSError:
+        pass
     for name, soft, hard in request["rlimits"]:
         resource.setrlimit(getattr(resource, name), (soft, hard))
     # The zygote's bounding set holds only these two (the rest went before it started).

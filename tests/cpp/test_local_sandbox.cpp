@@ -29,25 +29,6 @@ ExecResult run(const std::string& code, Limits limits = {}) {
     return sandbox().execute(request);
 }
 
-std::string unique_token() {
-    std::random_device device;
-    return "e2beval-test-" + std::to_string(device()) + std::to_string(device());
-}
-
-// Host processes whose command line holds `token`.
-int processes_with(const std::string& token) {
-    int count = 0;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-        const auto name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-        std::stringstream content;
-        content << in.rdbuf();
-        if (content.str().find(token) != std::string::npos) ++count;
-    }
-    return count;
-}
-
 }  // namespace
 
 TEST_CASE("a program runs and its output, exit status and accounting come back") {
@@ -107,7 +88,7 @@ TEST_CASE("cpu time beyond the limit ends as cpu_limit") {
 }
 
 TEST_CASE("children and daemons that outlive the program are killed with it") {
-    const auto token = unique_token();
+    const auto token = testing::unique_token();
     // The daemon double-forks, calls setsid, and execs a long sleep whose command line carries the token.
     const auto code =
         "import os, sys, time\n"
@@ -124,7 +105,7 @@ TEST_CASE("children and daemons that outlive the program are killed with it") {
     CHECK(result.outcome == Outcome::ok);
     // init, the program, the orphaned daemon and the child: the sleepers were really running.
     CHECK(std::stoi(result.stdout_data) >= 4);
-    CHECK(processes_with(token) == 0);
+    CHECK(testing::processes_with(token) == 0);
 }
 
 TEST_CASE("100 MB of output is capped and the program is stopped") {
@@ -182,9 +163,12 @@ TEST_CASE("the host's environment does not reach the code") {
 }
 
 TEST_CASE("the host's files are not visible and nothing outside the workspace is writable") {
+    // The repository's own files: the interpreter may be a virtualenv inside it (its prefix is mounted,
+    // so the directories above it exist inside), but nothing else of the checkout is.
+    const std::string repository_file = E2BEVAL_SOURCE_DIR "/CMakeLists.txt";
     const auto result = run(
         "import os\n"
-        "for path in ['/etc/shadow', '/root/.ssh', '/work', '/home', '/proc/1/environ']:\n"
+        "for path in ['/etc/shadow', '/root/.ssh', '" + repository_file + "', '/home', '/proc/1/environ']:\n"
         "    print(path, os.path.exists(path))\n"
         "print('uid', os.getuid())\n"
         "for path in ['/usr/evil', '/evil', '/etc/evil']:\n"
@@ -197,7 +181,7 @@ TEST_CASE("the host's files are not visible and nothing outside the workspace is
         "print(os.getcwd(), open('ok.txt').read())\n");
     CHECK(result.outcome == Outcome::ok);
     CHECK(result.stdout_data ==
-          "/etc/shadow False\n/root/.ssh False\n/work False\n/home False\n/proc/1/environ True\n"
+          "/etc/shadow False\n/root/.ssh False\n" + repository_file + " False\n/home False\n/proc/1/environ True\n"
           "uid 1000\n/usr/evil denied\n/evil denied\n/etc/evil denied\n/tmp fine\n");
 }
 
