@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command one: set everything up, then run the promptfoo example through the real `promptfoo eval`
-# with e2beval's assertion on the local backend, and write the tutorial's report.
+# with e2beval's assertion on the local backend, write the tutorial's report and the HTML one, and show
+# what the red-team corpus does against the scanner and the sandbox.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup.sh"
@@ -39,3 +40,12 @@ PY
 echo
 echo "== the tutorial's report"
 e2beval report --results-dir "$PROMPTFOO_RESULTS_DIR" --output "$ROOT/promptfoo_report.md"
+
+echo
+echo "== the HTML report (charts, a sortable table with code, findings and logs per case)"
+e2beval report --format html "$out/results.json" --output "$out/report.html"
+echo "open $out/report.html in a browser"
+
+echo
+echo "== e2beval redteam: adversarial model outputs through the scanner and the sandbox"
+e2beval redteam | tail -n 2
