@@ -85,7 +85,13 @@ std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
     steps.push_back({Kind::make_private, {}, "/", {}, 0});
     steps.push_back({Kind::tmpfs, {}, std::string(kNewRoot), "size=1m,nr_inodes=4096,mode=0755", 0});
 
-    for (const auto& path : spec.read_only_paths) add_host_path(steps, path);
+    // A host path under /tmp (an interpreter in a checkout or virtualenv there) would be hidden by the
+    // workspace tmpfs mounted on /tmp: it is bound after the workspace, read-only inside it.
+    std::vector<std::string> under_workspace;
+    for (const auto& path : spec.read_only_paths) {
+        if (path.rfind("/tmp/", 0) == 0) under_workspace.push_back(path);
+        else add_host_path(steps, path);
+    }
 
     steps.push_back({Kind::directory, {}, inside("/proc"), {}, 0555});
     steps.push_back({Kind::proc, {}, inside("/proc"), {}, 0});
@@ -115,6 +121,7 @@ std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
     steps.push_back({Kind::tmpfs, {}, inside("/dev/shm"),
                      "size=" + std::to_string(spec.workspace_bytes / 4 + 4096) + ",nr_inodes=256,mode=0755" + owner,
                      0});
+    for (const auto& path : under_workspace) add_host_path(steps, path);
 
     steps.push_back({Kind::enter_root, {}, std::string(kNewRoot), {}, 0});
     if (count_binds(steps) > kMaxHostTrees)
