@@ -21,6 +21,7 @@ def sandbox():
 # The logic of the tutorial's validate_and_run_code_e2b.py (../shared/PROMPTFOO.md), written as users have
 # it; the one change is the import line.
 TUTORIAL_ASSERTION = '''
+import re
 from e2beval import Sandbox   # was: from e2b_code_interpreter import Sandbox
 
 UNSAFE = [r"import socket", r"import requests", r"import urllib", r"os\\.system", r"subprocess", r"eval\\(",
