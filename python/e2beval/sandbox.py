@@ -44,6 +44,9 @@ __all__ = [
     "EntryInfo",
     "WriteInfo",
     "FileType",
+    "WatchHandle",
+    "FilesystemEvent",
+    "FilesystemEventType",
     "SandboxException",
     "TimeoutException",
     "NotFoundException",
@@ -560,8 +563,72 @@ class Filesystem:
     def make_dir(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> bool:
         return bool(self._call({"op": "files_make_dir", "path": path})["created"])
 
-    def watch_dir(self, *args: Any, **kwargs: Any):
-        raise NotImplementedError("e2beval's local sandbox does not offer watch_dir yet; poll files.list instead")
+    def watch_dir(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None,
+                  recursive: bool = False, include_entry: bool = False,
+                  allow_network_mounts: bool = False) -> "WatchHandle":
+        """Watches ``path``; ``handle.get_new_events()`` returns what changed since the last call (or since the
+        watch began). Changes are found by comparing listings, so a file created and removed between two calls
+        is not reported, and several writes between two calls are one WRITE event."""
+        info = self.get_info(path)
+        if info.type != FileType.DIR:
+            raise InvalidArgumentException(f"{path} is not a directory; watch_dir watches directories")
+        return WatchHandle(self, info.path, recursive, include_entry)
+
+
+class FilesystemEventType(enum.Enum):
+    CHMOD = "chmod"
+    CREATE = "create"
+    REMOVE = "remove"
+    RENAME = "rename"  # not produced: a rename shows as REMOVE of the old name and CREATE of the new one
+    WRITE = "write"
+
+
+@dataclass
+class FilesystemEvent:
+    name: str  # relative to the watched directory
+    type: FilesystemEventType
+    entry: Optional[EntryInfo] = None
+
+
+class WatchHandle:
+    """A watch started by ``files.watch_dir`` (e2b's WatchHandle: ``get_new_events()``, ``stop()``)."""
+
+    _DEPTH_RECURSIVE = 64
+
+    def __init__(self, files: "Filesystem", path: str, recursive: bool, include_entry: bool):
+        self._files = files
+        self._path = path
+        self._depth = self._DEPTH_RECURSIVE if recursive else 1
+        self._include_entry = include_entry
+        self._closed = False
+        self._seen = self._snapshot()
+
+    def _snapshot(self) -> Dict[str, EntryInfo]:
+        prefix = self._path.rstrip("/") + "/"
+        return {entry.path[len(prefix):]: entry for entry in self._files.list(self._path, depth=self._depth)}
+
+    def get_new_events(self) -> List[FilesystemEvent]:
+        if self._closed:
+            raise SandboxException("the watcher was stopped; start a new one with files.watch_dir")
+        now = self._snapshot()
+        events = []
+        for name, entry in sorted(now.items()):
+            before = self._seen.get(name)
+            if before is None:
+                kind = FilesystemEventType.CREATE
+            elif (before.size, before.modified_time) != (entry.size, entry.modified_time):
+                kind = FilesystemEventType.WRITE
+            elif before.mode != entry.mode:
+                kind = FilesystemEventType.CHMOD
+            else:
+                continue
+            events.append(FilesystemEvent(name, kind, entry if self._include_entry else None))
+        events += [FilesystemEvent(name, FilesystemEventType.REMOVE) for name in sorted(set(self._seen) - set(now))]
+        self._seen = now
+        return events
+
+    def stop(self, request_timeout: Optional[float] = None) -> None:
+        self._closed = True
 
 
 # --- the sandbox -------------------------------------------------------------------------------------

@@ -377,3 +377,30 @@ def test_killing_the_owner_process_kills_its_sandboxes(tmp_path):
         if root.count("/") > 6:
             directories[:] = []
     assert leftovers == []
+
+
+def test_watch_dir_reports_created_written_changed_and_removed_files(sandbox):
+    sandbox.files.make_dir("watched/sub")
+    sandbox.files.write("watched/old.txt", "old")
+    sandbox.files.write("watched/mode.txt", "mode")
+    sandbox.files.write("watched/sub/deep.txt", "deep")
+    flat = sandbox.files.watch_dir("watched")
+    deep = sandbox.files.watch_dir("/home/user/watched", recursive=True, include_entry=True)
+    assert flat.get_new_events() == []
+    sandbox.commands.run("echo new > watched/new.txt; echo more >> watched/old.txt; rm watched/sub/deep.txt;"
+                         " chmod 600 watched/mode.txt")
+    kinds = {(event.name, event.type.value) for event in flat.get_new_events()}
+    # Removing sub/deep.txt changes the directory sub itself: a write of sub, one level down.
+    assert kinds == {("new.txt", "create"), ("old.txt", "write"), ("mode.txt", "chmod"), ("sub", "write")}
+    events = deep.get_new_events()
+    assert ("sub/deep.txt", "remove") in {(event.name, event.type.value) for event in events}
+    created = [event for event in events if event.name == "new.txt"]
+    assert created[0].entry is not None and created[0].entry.size == 4
+    assert flat.get_new_events() == []
+    flat.stop()
+    with pytest.raises(e2beval.sandbox.SandboxException, match="stopped"):
+        flat.get_new_events()
+    with pytest.raises(e2beval.sandbox.InvalidArgumentException, match="not a directory"):
+        sandbox.files.watch_dir("watched/old.txt")
+    with pytest.raises(e2beval.sandbox.FileNotFoundException):
+        sandbox.files.watch_dir("no-such-dir")
