@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -160,6 +161,20 @@ void adapt_rlimits(Language language, const Limits& limits, bool cgroup, std::ve
     }
 }
 
+// Below this no interpreter starts: Python needs about 16 MiB of address space before it runs a line
+// (measured: 12 MiB fails, 16 MiB runs `import json, re`), and a limit that only makes the loader fail
+// ("failed to map segment") tells the user nothing about their code. Refused up front instead.
+constexpr std::uint64_t kMinimumMemoryBytes = 16 * kMiB;
+
+void check_memory_floor(const Limits& limits) {
+    if (limits.memory_bytes >= kMinimumMemoryBytes) return;
+    char given[32];
+    std::snprintf(given, sizeof given, "%.3g", static_cast<double>(limits.memory_bytes) / static_cast<double>(kMiB));
+    throw input_error(std::string("a memory limit of ") + given + " MiB is too small for an interpreter to start; the smallest is " +
+                      std::to_string(kMinimumMemoryBytes / kMiB) + " MiB (--memory " + std::to_string(kMinimumMemoryBytes / kMiB) +
+                      ", limits.memory_mb: " + std::to_string(kMinimumMemoryBytes / kMiB) + ")");
+}
+
 bool stderr_reports_limit(Language language, LimitKind limit, const std::string& stderr_data) {
     using Messages = std::vector<std::string_view>;
     // What each interpreter prints when an allocation, a fork or a write fails for a limit.
@@ -175,14 +190,17 @@ bool stderr_reports_limit(Language language, LimitKind limit, const std::string&
         {{Language::bash, LimitKind::processes}, {"Resource temporarily unavailable"}},  // fork: retry: ...
         {{Language::bash, LimitKind::file_size}, {"File too large"}},
     };
+    // The dynamic loader's words when the interpreter cannot even be mapped into memory, whatever the language.
+    static const Messages kLoaderOutOfMemory = {"failed to map segment from shared object", "cannot allocate memory in static TLS block"};
     const auto found = kMessages.find({language, limit});
     if (found == kMessages.end()) return false;
     // Only the end (V8 follows its message with a native stack trace): the program's own output earlier
     // on may mention anything.
     constexpr std::size_t kTail = 16 * 1024;
     const auto tail = std::string_view(stderr_data).substr(stderr_data.size() > kTail ? stderr_data.size() - kTail : 0);
-    return std::any_of(found->second.begin(), found->second.end(),
-                       [&](std::string_view message) { return tail.find(message) != std::string_view::npos; });
+    const auto mentions = [&](std::string_view message) { return tail.find(message) != std::string_view::npos; };
+    if (limit == LimitKind::memory && std::any_of(kLoaderOutOfMemory.begin(), kLoaderOutOfMemory.end(), mentions)) return true;
+    return std::any_of(found->second.begin(), found->second.end(), mentions);
 }
 
 }  // namespace e2beval::local

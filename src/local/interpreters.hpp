@@ -63,4 +63,8 @@ enum class LimitKind { memory, processes, file_size };
 // (Python's MemoryError, V8's "JavaScript heap out of memory", bash's "fork: Resource temporarily unavailable").
 bool stderr_reports_limit(Language language, LimitKind limit, const std::string& stderr_data);
 
+// Throws input_error naming the smallest workable value when `limits` leave too little memory for any
+// interpreter to start (the loader would fail before the code ran).
+void check_memory_floor(const Limits& limits);
+
 }  // namespace e2beval::local

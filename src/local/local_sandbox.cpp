@@ -87,6 +87,7 @@ std::array<std::uintptr_t, 4> host_string_areas() {
 }
 
 void validate_request(const ExecRequest& request) {
+    local::check_memory_floor(request.limits);
     for (const auto& [name, value] : request.env) {
         if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
             throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");

@@ -363,6 +363,7 @@ local::SupervisionRequest LocalSandbox::session_request(const SessionOptions& op
 
 std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& options) {
     if (options.timeout.count() <= 0) throw input_error("a session's timeout must be positive (seconds until it is killed)");
+    local::check_memory_floor(options.limits);
     for (const auto& [name, value] : options.env) {
         if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
             throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");

@@ -366,3 +366,14 @@ TEST_CASE("bad JavaScript and bash requests and a missing Node.js give clear err
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("a loader that cannot map the interpreter for lack of memory reports the memory limit, in every language") {
+    // What ld.so prints when the address-space limit is below what the interpreter's libraries need.
+    const std::string loader = "/usr/bin/python3.11: error while loading shared libraries: libpython3.11.so.1.0: failed to "
+                               "map segment from shared object\n";
+    for (const auto language : {Language::python, Language::javascript, Language::bash}) {
+        CHECK(local::stderr_reports_limit(language, local::LimitKind::memory, loader));
+        CHECK_FALSE(local::stderr_reports_limit(language, local::LimitKind::processes, loader));
+    }
+    CHECK_FALSE(local::stderr_reports_limit(Language::python, local::LimitKind::memory, "ValueError: bad segment\n"));
+}
