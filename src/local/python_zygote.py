@@ -81,8 +81,10 @@ def run_code(path):
             print(exit.code, file=sys.stderr)
             status = 1
     except BaseException as error:
-        # Drop this function's frame so the traceback starts at the program, as in a cold run.
-        sys.excepthook(type(error), error, error.__traceback__.tb_next)
+        # Drop this function's frame so the traceback starts at the program, as in a cold run. Python 3.11+
+        # prints the exception's own __traceback__ whatever excepthook is given, so that is replaced too.
+        error.__traceback__ = error.__traceback__.tb_next
+        sys.excepthook(type(error), error, error.__traceback__)
         status = 1
     try:
         atexit._run_exitfuncs()

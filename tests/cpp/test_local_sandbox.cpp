@@ -126,6 +126,35 @@ TEST_CASE("a memory hog ends with memory_limit") {
     CHECK(*result.peak_memory_bytes <= 160 * kMiB);
 }
 
+TEST_CASE("a memory limit too small for an interpreter to start is refused with the smallest workable value") {
+    Limits limits;
+    limits.memory_bytes = 1 * kMiB;
+    for (const auto language : {Language::python, Language::javascript, Language::bash}) {
+        ExecRequest request;
+        request.language = language;
+        request.code = language == Language::javascript ? "console.log(1)" : language == Language::bash ? "echo 1" : "print(1)";
+        request.limits = limits;
+        try {
+            sandbox().execute(request);
+            FAIL("a 1 MiB memory limit was accepted for " << to_string(language));
+        } catch (const input_error& refusal) {
+            CHECK_MESSAGE(std::string(refusal.what()).find("the smallest is 16 MiB") != std::string::npos, refusal.what());
+        }
+    }
+    limits.memory_bytes = 16 * kMiB;  // the floor itself runs
+    const auto at_floor = run("print(1)", limits);
+    CHECK_MESSAGE(at_floor.outcome == Outcome::ok, at_floor.detail << at_floor.stderr_data);
+    CHECK(at_floor.stdout_data == "1\n");
+}
+
+TEST_CASE("a traceback shows the program's frames only, warm or cold") {
+    const auto result = run("def f():\n    1 / 0\n\nf()\n");
+    CHECK(result.outcome == Outcome::exit_nonzero);
+    CHECK(result.stderr_data.rfind("Traceback (most recent call last):\n  File \"/tmp/main.py\", line 4, in <module>", 0) == 0);
+    CHECK_MESSAGE(result.stderr_data.find("zygote") == std::string::npos, result.stderr_data);
+    CHECK(result.stderr_data.find("ZeroDivisionError: division by zero") != std::string::npos);
+}
+
 TEST_CASE("code cannot open a connection to a port listening on the host's 127.0.0.1") {
     const testing::LoopbackListener listener;
     const auto port = listener.port();
