@@ -186,8 +186,9 @@ local::SupervisionRequest LocalSandbox::base_request(const ExecRequest& request,
     plan.host_env_end = areas[3];
     plan.program_path = program.program_path;
     plan.program_source = request.code;
-    plan.executable = program.executable;
+    plan.executable = local::path_inside(program.executable);
     plan.arguments = program.arguments;
+    plan.arguments.front() = plan.executable;
     plan.arguments.push_back(plan.program_path);
     plan.environment = base_environment();
     for (const auto& [name, value] : request.env) plan.environment.push_back(name + "=" + value);
@@ -215,7 +216,7 @@ std::unique_ptr<local::Zygote> LocalSandbox::start_zygote(const IsolationProfile
     auto request = base_request(zygote, true);
     request.plan.zygote = true;
     request.plan.program_path = "/tmp/zygote.py";
-    request.plan.arguments = {python_.executable, "-I", "-B", "-u", request.plan.program_path};
+    request.plan.arguments = {local::path_inside(python_.executable), "-I", "-B", "-u", request.plan.program_path};
     // The zygote itself runs no untrusted code: the per-execution limits are set in each child.
     request.plan.rlimits = {{RLIMIT_CORE, 0, 0, "RLIMIT_CORE"}};
     request.plan.finalize();

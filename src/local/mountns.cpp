@@ -48,22 +48,25 @@ void add_bind(std::vector<MountStep>& steps, MountStep::Kind kind, const std::st
     steps.push_back({kind, host_path, inside(host_path), {}, 0, count_binds(steps)});
 }
 
+// Binds `host_path` read-only at path_inside(host_path).
 void add_host_path(std::vector<MountStep>& steps, const std::string& host_path) {
     std::error_code ec;
     const auto status = std::filesystem::symlink_status(host_path, ec);
     if (ec || !std::filesystem::exists(status)) return;
-    add_parent_directories(steps, host_path);
+    const auto target = path_inside(host_path);
+    add_parent_directories(steps, target);
     if (std::filesystem::is_symlink(status)) {
-        steps.push_back({MountStep::Kind::symlink, {}, inside(host_path),
-                         std::filesystem::read_symlink(host_path, ec).string(), 0});
+        steps.push_back({MountStep::Kind::symlink, {}, inside(target),
+                         path_inside(std::filesystem::read_symlink(host_path, ec).string()), 0});
         return;
     }
     if (std::filesystem::is_directory(status)) {
-        steps.push_back({MountStep::Kind::directory, {}, inside(host_path), {}, 0755});
-        steps.push_back({MountStep::Kind::bind_read_only, host_path, inside(host_path), {}, 0, count_binds(steps)});
+        steps.push_back({MountStep::Kind::directory, {}, inside(target), {}, 0755});
+        steps.push_back({MountStep::Kind::bind_read_only, host_path, inside(target), {}, 0, count_binds(steps)});
         return;
     }
-    add_bind(steps, MountStep::Kind::bind_read_only, host_path, 0444);
+    steps.push_back({MountStep::Kind::file, {}, inside(target), {}, 0444});
+    steps.push_back({MountStep::Kind::bind_read_only, host_path, inside(target), {}, 0, count_binds(steps)});
 }
 
 std::string passwd_file(const RootFilesystemSpec& spec) {
@@ -79,19 +82,18 @@ std::string group_file(const RootFilesystemSpec& spec) {
 
 }  // namespace
 
+std::string path_inside(const std::string& host_path) {
+    if (host_path.rfind("/tmp/", 0) != 0) return host_path;
+    return std::string(kHostTmpInside) + host_path.substr(4);
+}
+
 std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
     using Kind = MountStep::Kind;
     std::vector<MountStep> steps;
     steps.push_back({Kind::make_private, {}, "/", {}, 0});
     steps.push_back({Kind::tmpfs, {}, std::string(kNewRoot), "size=1m,nr_inodes=4096,mode=0755", 0});
 
-    // A host path under /tmp (an interpreter in a checkout or virtualenv there) would be hidden by the
-    // workspace tmpfs mounted on /tmp: it is bound after the workspace, read-only inside it.
-    std::vector<std::string> under_workspace;
-    for (const auto& path : spec.read_only_paths) {
-        if (path.rfind("/tmp/", 0) == 0) under_workspace.push_back(path);
-        else add_host_path(steps, path);
-    }
+    for (const auto& path : spec.read_only_paths) add_host_path(steps, path);
 
     steps.push_back({Kind::directory, {}, inside("/proc"), {}, 0555});
     steps.push_back({Kind::proc, {}, inside("/proc"), {}, 0});
@@ -121,7 +123,6 @@ std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
     steps.push_back({Kind::tmpfs, {}, inside("/dev/shm"),
                      "size=" + std::to_string(spec.workspace_bytes / 4 + 4096) + ",nr_inodes=256,mode=0755" + owner,
                      0});
-    for (const auto& path : under_workspace) add_host_path(steps, path);
 
     steps.push_back({Kind::enter_root, {}, std::string(kNewRoot), {}, 0});
     if (count_binds(steps) > kMaxHostTrees)

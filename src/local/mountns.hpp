@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "local/spawn_plan.hpp"
@@ -11,12 +12,21 @@
 namespace e2beval::local {
 
 struct RootFilesystemSpec {
-    std::vector<std::string> read_only_paths;  // host paths bound read-only at the same place inside
+    std::vector<std::string> read_only_paths;  // host paths bound read-only at path_inside(path)
     std::uint64_t workspace_bytes = 0;         // size of the tmpfs mounted at /tmp (the working directory)
     std::uint32_t workspace_inodes = 4096;
     uid_t inside_uid = 1000;
     gid_t inside_gid = 1000;
 };
+
+// Where host paths under /tmp appear inside: the sandbox's /tmp is its workspace, and an interpreter in a
+// checkout or virtualenv under the host's /tmp bound there would show the host's directory names in it
+// (and be hidden by the workspace's tmpfs). /tmp/a/b is bound at /run/e2beval/host-tmp/a/b instead.
+inline constexpr std::string_view kHostTmpInside = "/run/e2beval/host-tmp";
+
+// The path inside the sandbox of the read-only bound `host_path`: the same path, except under /tmp.
+// Every interpreter path handed to the sandbox (the executable, $E2BEVAL_NODE) goes through it.
+std::string path_inside(const std::string& host_path);
 
 // Parent side: the ordered mount steps for `spec`. Host paths that do not exist are skipped; a host path
 // that is a symlink (merged /usr: /bin -> usr/bin) becomes the same symlink inside.

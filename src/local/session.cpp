@@ -340,11 +340,11 @@ local::SupervisionRequest LocalSandbox::session_request(const SessionOptions& op
     plan.working_directory = kHome;
     plan.program_path = kAgentPath;
     plan.program_source = agent_source;
-    plan.arguments = {python_.executable, "-I", "-B", "-u", plan.program_path};
+    plan.arguments = {local::path_inside(python_.executable), "-I", "-B", "-u", plan.program_path};
     for (auto& variable : plan.environment)
         if (variable.rfind("HOME=", 0) == 0) variable = std::string("HOME=") + kHome;
     plan.environment.push_back(std::string("E2BEVAL_AGENT_HOME=") + kHome);
-    if (node) plan.environment.push_back("E2BEVAL_NODE=" + node->executable);
+    if (node) plan.environment.push_back("E2BEVAL_NODE=" + local::path_inside(node->executable));
 
     // A session lives for minutes: no CPU-time cap (its lifetime is the timeout) and, when a cgroup limits
     // the memory of the whole tree, no address-space cap either (Node reserves far more than it uses).
