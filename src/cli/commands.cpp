@@ -154,7 +154,7 @@ std::vector<OptionSpec> with_sandbox_options(std::vector<OptionSpec> options) {
     return options;
 }
 
-void print_json(const json::value& value) { std::cout << json::serialize(value) << std::endl; }
+void print_json(const json::value& value) { std::cout << to_json_text(value) << std::endl; }
 
 // ---- run ----------------------------------------------------------------------------------------
 

@@ -1,0 +1,61 @@
+"""What the e2beval CLI tells a new user who gives it bad input: a wrong --python, a --function the answer does
+not define, and what its --json and --help output look like (issue 11)."""
+
+import json
+import os
+import re
+import subprocess
+
+import pytest
+from _support import find_cli
+
+CLI = find_cli()
+
+
+def run(*args, env=None, stdin=None):
+    return subprocess.run([CLI, *args], capture_output=True, text=True, input=stdin, env=env, timeout=120)
+
+
+def commands():
+    overview = run("--help").stdout
+    listed = overview.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
+    return [line.split()[0] for line in listed.splitlines() if line.strip()]
+
+
+# ---- numbers in every --json output (item 10) ---------------------------------------------------------------
+
+EXPONENT_NUMBER = re.compile(r"[:\[,]\s*-?\d+(\.\d+)?[eE][-+]?\d+")
+
+
+def test_json_output_writes_plain_numbers(tmp_path):
+    program = tmp_path / "p.py"
+    program.write_text("print(1)\n")
+    result = run("run", "--json", "--timeout", "2", str(program))
+    assert result.returncode == 0
+    assert not EXPONENT_NUMBER.search(result.stdout), result.stdout
+    assert re.search(r'"wall_time_s":\d+\.\d+', result.stdout), result.stdout
+    answer = "```python\ndef add(a, b):\n    return a + b\n```"
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"tests": [
+        {"id": "partly", "output": answer,
+         "vars": {"function_name": "add", "test_cases": [{"input": "1, 2", "expected": "3"},
+                                                           {"input": "2, 2", "expected": "5"},
+                                                           {"input": "0, 0", "expected": "0"}]}},
+        {"id": "all", "output": answer, "vars": {"function_name": "add", "test_input": "1, 1", "expected_output": "2"}},
+    ]}))
+    evaluated = run("eval", "--json", "--no-metrics", str(suite))
+    assert not EXPONENT_NUMBER.search(evaluated.stdout), evaluated.stdout
+    assert '"score":0.6666666666666666' in evaluated.stdout and '"score":1.0' in evaluated.stdout, evaluated.stdout
+    for line in evaluated.stdout.splitlines():
+        if line.startswith("{"):
+            json.loads(line)
+
+
+def test_python_results_keep_plain_floats():
+    import e2beval
+
+    result = e2beval.execute("print(1)")
+    assert isinstance(result["wall_time_s"], float)
+    verdict = e2beval.evaluate("```python\ndef f():\n    return 1\n```", {"function_name": "f", "test_input": "",
+                                                                          "expected_output": "1"})
+    assert verdict["score"] == 1.0 and isinstance(verdict["score"], float)
