@@ -59,3 +59,24 @@ def test_python_results_keep_plain_floats():
     verdict = e2beval.evaluate("```python\ndef f():\n    return 1\n```", {"function_name": "f", "test_input": "",
                                                                           "expected_output": "1"})
     assert verdict["score"] == 1.0 and isinstance(verdict["score"], float)
+
+
+# ---- --help of every command (item 13) ----------------------------------------------------------------------
+
+
+def test_every_commands_help_puts_every_option_text_in_one_column():
+    names = commands()
+    assert {"run", "eval", "scan", "extract", "report", "doctor", "init", "redteam"} <= set(names)
+    for name in names:
+        result = run(name, "--help")
+        assert result.returncode == 0, name
+        options = result.stdout.split("\nOptions:\n", 1)[1].splitlines()
+        assert options[-1].startswith("  -h, --help "), (name, options[-1])
+        columns = set()
+        for line in options:
+            option_row = re.match(r"(  -\S+(?:,? \S+)*?)( {2,})(\S.*)", line)
+            if option_row:
+                columns.add(option_row.start(3))
+            elif line.strip() and not line.startswith("  -"):  # a help text pushed to its own line by a long option
+                columns.add(len(line) - len(line.lstrip()))
+        assert len(columns) == 1, (name, columns, result.stdout)
