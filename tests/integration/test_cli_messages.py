@@ -22,6 +22,61 @@ def commands():
     return [line.split()[0] for line in listed.splitlines() if line.strip()]
 
 
+# ---- --python that is not a usable Python (item 9) ----------------------------------------------------------
+
+
+@pytest.fixture
+def not_pythons(tmp_path):
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("not a program\n")
+    shell_script = tmp_path / "fake-python"
+    shell_script.write_text("#!/bin/sh\necho 'I am not Python'\n")
+    shell_script.chmod(0o755)
+    return {"text": str(text_file), "script": str(shell_script), "directory": str(tmp_path)}
+
+
+def test_doctor_with_a_missing_python_says_the_interpreter_was_not_found():
+    result = run("doctor", "--python", "/nonexistent/python3")
+    assert result.returncode == 127, result.stdout + result.stderr
+    assert "the Python interpreter '/nonexistent/python3' (from --python) was not found" in result.stderr
+    assert "give the path of a Python 3 interpreter" in result.stderr
+    # The host is not blamed: its checks still print, and nothing says the host cannot sandbox.
+    assert "ok       user namespaces" in result.stdout
+    assert "none:" not in result.stdout and "fix the failing mechanism" not in result.stdout
+    assert "isolation level enforced: unknown: the sandbox probe needs a working Python" in result.stdout
+    report = json.loads(run("doctor", "--json", "--python", "/nonexistent/python3").stdout)
+    assert report["enforced_level"] is None and "/nonexistent/python3" in report["python_problem"]
+
+
+def test_doctor_with_a_file_that_is_not_a_python_says_so(not_pythons):
+    for kind, path in not_pythons.items():
+        result = run("doctor", "--python", path)
+        assert result.returncode == 126, (kind, result.stdout, result.stderr)
+        assert f"the Python interpreter '{path}' (from --python)" in result.stderr
+        expected = {"text": "is not executable", "script": "did not run as a Python interpreter",
+                    "directory": "is a directory"}[kind]
+        assert expected in result.stderr, (kind, result.stderr)
+        assert "fix the failing mechanism" not in result.stdout
+
+
+def test_run_and_eval_with_a_bad_python_exit_126_or_127_before_reading_anything(tmp_path, not_pythons):
+    program = tmp_path / "p.py"
+    program.write_text("print(1)\n")
+    missing = run("run", "--python", "/nonexistent/python3", str(program))
+    assert missing.returncode == 127, missing.stderr
+    assert missing.stderr == ("e2beval run: the Python interpreter '/nonexistent/python3' (from --python) was not found; "
+                              "give the path of a Python 3 interpreter (for example --python /usr/bin/python3), or "
+                              "leave --python out to use $E2BEVAL_PYTHON, else python3 on PATH\n")
+    not_python = run("run", "--python", not_pythons["script"], str(program))
+    assert not_python.returncode == 126 and "did not run as a Python interpreter" in not_python.stderr
+    from_env = run("run", str(program), env={**os.environ, "E2BEVAL_PYTHON": "/nonexistent/python3"})
+    assert from_env.returncode == 127 and "(from $E2BEVAL_PYTHON) was not found" in from_env.stderr
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"tests": [{"output": "print(1)", "vars": {"testCode": "", "expectedOutput": "1"}}]}))
+    evaluated = run("eval", "--no-metrics", "--python", "/nonexistent/python3", str(suite))
+    assert evaluated.returncode == 127 and "was not found" in evaluated.stderr
+
+
 # ---- numbers in every --json output (item 10) ---------------------------------------------------------------
 
 EXPONENT_NUMBER = re.compile(r"[:\[,]\s*-?\d+(\.\d+)?[eE][-+]?\d+")
