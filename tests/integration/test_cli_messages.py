@@ -116,6 +116,43 @@ def test_python_results_keep_plain_floats():
     assert verdict["score"] == 1.0 and isinstance(verdict["score"], float)
 
 
+# ---- extract --function that the answer does not define (item 11) -------------------------------------------
+
+ANSWER = "Here you go:\n```python\ndef double(x):\n    return 2 * x\n\ndef triple(x):\n    return 3 * x\n```\n"
+
+
+def test_extract_with_a_function_the_answer_does_not_define_fails_and_names_what_it_found(tmp_path):
+    answer = tmp_path / "answer.md"
+    answer.write_text(ANSWER)
+    result = run("extract", "--function", "nothere", str(answer))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == ("e2beval extract: no code in the answer defines the function 'nothere'; functions found "
+                             "instead: double, triple; check the name, or add --fallback to print the code found anyway\n")
+    as_json = run("extract", "--json", "--function", "nothere", str(answer))
+    assert as_json.returncode == 1
+    assert json.loads(as_json.stdout)["functions_found"] == ["double", "triple"]
+    fallback = run("extract", "--function", "nothere", "--fallback", str(answer))
+    assert fallback.returncode == 0
+    assert fallback.stdout.startswith("def double(x):")
+    assert "printing the code found instead (--fallback)" in fallback.stderr
+    found = run("extract", "--function", "triple", str(answer))
+    assert found.returncode == 0 and "def triple(x):" in found.stdout and found.stderr == ""
+    assert "--fallback" in run("extract", "--help").stdout
+
+
+def test_extract_names_javascript_and_bash_functions(tmp_path):
+    javascript = tmp_path / "answer.js.md"
+    javascript.write_text("```javascript\nfunction add(a, b) { return a + b; }\nconst sub = (a, b) => a - b;\n```\n")
+    result = run("extract", "--language", "javascript", "--function", "mul", str(javascript))
+    assert result.returncode == 1 and "functions found instead: add, sub;" in result.stderr
+    assert run("extract", "--language", "javascript", "--function", "sub", str(javascript)).returncode == 0
+    bash = tmp_path / "answer.sh.md"
+    bash.write_text("```bash\ngreet() {\n  echo hi\n}\n```\n")
+    result = run("extract", "--language", "bash", "--function", "wave", str(bash))
+    assert result.returncode == 1 and "functions found instead: greet;" in result.stderr
+
+
 # ---- --help of every command (item 13) ----------------------------------------------------------------------
 
 
