@@ -1062,4 +1062,50 @@ Extraction CodeExtractor::extract(std::string_view output) const {
                            preview(output, 60) + "\"");
 }
 
+bool code_defines_function(std::string_view code, Language language, std::string_view name) {
+    return defines_function(code, language, name);
+}
+
+std::vector<std::string> defined_function_names(std::string_view code, Language language) {
+    std::vector<std::string> names;
+    const auto add = [&](std::string_view name) {
+        if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
+    };
+    if (language == Language::python) {
+        const auto tokens = detail::tokenize_python(code).tokens;
+        for (std::size_t i = 0; i + 2 < tokens.size(); ++i)
+            if (is_name(tokens[i], "def") && tokens[i + 1].kind == PyTokenKind::name && is_op(tokens[i + 2], "("))
+                add(tokens[i + 1].text);
+        return names;
+    }
+    for (const auto line : split_lines(code)) {
+        for (std::size_t pos = 0; pos < line.size(); ++pos) {
+            if (!is_word_boundary_before(line, pos)) continue;
+            Cursor cursor(line, pos);
+            std::size_t start = 0;
+            if (cursor.word("function")) {
+                cursor.spaces();
+                cursor.literal("*");
+                cursor.spaces();
+                start = cursor.position();
+                if (cursor.identifier()) add(line.substr(start, cursor.position() - start));
+            } else if (language == Language::javascript && (cursor.word("const") || cursor.word("let") || cursor.word("var"))) {
+                if (!cursor.spaces()) continue;
+                start = cursor.position();
+                if (!cursor.identifier()) continue;
+                const auto name = line.substr(start, cursor.position() - start);
+                cursor.spaces();
+                if (!cursor.literal("=") || cursor.peek() == '=') continue;
+                cursor.spaces();
+                if (cursor.word("function") || cursor.word("async") || cursor.peek() == '(') add(name);
+            } else if (language == Language::bash && pos == leading_whitespace(line) && cursor.identifier()) {
+                const auto name = line.substr(pos, cursor.position() - pos);
+                cursor.spaces();
+                if (cursor.literal("(") && (cursor.spaces(), cursor.literal(")"))) add(name);
+            }
+        }
+    }
+    return names;
+}
+
 }  // namespace e2beval

@@ -2,6 +2,8 @@
 #include "e2beval/json.hpp"
 
 #include <boost/json.hpp>
+#include <charconv>
+#include <cmath>
 
 #include "e2beval/error.hpp"
 #include "e2beval/text.hpp"
@@ -11,8 +13,63 @@ namespace e2beval {
 namespace json = boost::json;
 
 namespace {
+
 double seconds(std::chrono::nanoseconds duration) { return std::chrono::duration<double>(duration).count(); }
+
+void append_number(std::string& out, double number) {
+    if (!std::isfinite(number)) {
+        out += "null";
+        return;
+    }
+    char buffer[32];  // the shortest round-trip form of a double needs at most 24 characters
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, number).ptr;
+    const std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
+    out += text;
+    if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+void append_json(std::string& out, const json::value& value) {
+    switch (value.kind()) {
+        case json::kind::null: out += "null"; return;
+        case json::kind::bool_: out += value.get_bool() ? "true" : "false"; return;
+        case json::kind::int64: out += std::to_string(value.get_int64()); return;
+        case json::kind::uint64: out += std::to_string(value.get_uint64()); return;
+        case json::kind::double_: append_number(out, value.get_double()); return;
+        case json::kind::string: out += json::serialize(value.get_string()); return;
+        case json::kind::array: {
+            out += '[';
+            bool first = true;
+            for (const auto& item : value.get_array()) {
+                if (!first) out += ',';
+                first = false;
+                append_json(out, item);
+            }
+            out += ']';
+            return;
+        }
+        case json::kind::object: {
+            out += '{';
+            bool first = true;
+            for (const auto& [key, item] : value.get_object()) {
+                if (!first) out += ',';
+                first = false;
+                out += json::serialize(json::string_view(key));
+                out += ':';
+                append_json(out, item);
+            }
+            out += '}';
+            return;
+        }
+    }
+}
+
 }  // namespace
+
+std::string to_json_text(const json::value& value) {
+    std::string out;
+    append_json(out, value);
+    return out;
+}
 
 json::object to_json(const Limits& limits) {
     return {{"wall_time_s", std::chrono::duration<double>(limits.wall_time).count()},
@@ -144,7 +201,8 @@ json::object to_json(const DoctorReport& report) {
             {"enforced_level", report.enforced_level ? json::value(to_string(*report.enforced_level)) : json::value(nullptr)},
             {"enforced", report.enforced_summary},
             {"interpreters", std::move(interpreters)},
-            {"seccomp_denies", std::move(denied)}};
+            {"seccomp_denies", std::move(denied)},
+            {"python_problem", report.python_problem.empty() ? json::value(nullptr) : json::value(report.python_problem)}};
 }
 
 json::object to_json(const IsolationProfile& isolation) {

@@ -99,13 +99,13 @@ std::string extract_json(const std::string& output, std::optional<std::string> f
     options.language = parse_language(language);
     options.keep_main = keep_main;
     options.keep_examples = keep_examples;
-    return json::serialize(to_json(CodeExtractor(options).extract(output)));
+    return to_json_text(to_json(CodeExtractor(options).extract(output)));
 }
 
 std::string scan_json(const std::string& code, const std::string& language, const std::string& policy) {
     require_clean_text(code, "code");
     const auto findings = SafetyScanner(parse_policy(policy)).scan(code, parse_language(language));
-    return json::serialize(json::object{{"blocked", SafetyScanner::blocks(findings)}, {"findings", to_json(findings)}});
+    return to_json_text(json::object{{"blocked", SafetyScanner::blocks(findings)}, {"findings", to_json(findings)}});
 }
 
 std::string execute_json(const std::string& code, const std::string& language, const std::string& stdin_data,
@@ -120,13 +120,13 @@ std::string execute_json(const std::string& code, const std::string& language, c
     request.limits = limits_from_json(parse_object(limits_json, "limits"));
     request.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
-    return json::serialize(to_json(sandbox.execute(request)));
+    return to_json_text(to_json(sandbox.execute(request)));
 }
 
 std::string rules_json() {
     json::array rows;
     for (const auto& rule : SafetyScanner::rules()) rows.push_back(to_json(rule));
-    return json::serialize(rows);
+    return to_json_text(rows);
 }
 
 // The compare override as JSON text: a mode name or {mode, tolerance, relative_tolerance, pattern}; empty: none.
@@ -153,7 +153,7 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     options.compare = compare_option(compare_json);
     LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
-    return json::serialize(to_json(Runner(sandbox, options).evaluate(output, spec)));
+    return to_json_text(to_json(Runner(sandbox, options).evaluate(output, spec)));
 }
 
 ExecRequest request_from_json(const json::object& item, const Limits& limits, const IsolationProfile& isolation) {
@@ -203,7 +203,7 @@ std::string execute_many_json(const std::string& requests_json, std::size_t jobs
         }
         out.push_back(to_json(results[i]));
     }
-    return json::serialize(out);
+    return to_json_text(out);
 }
 
 std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, const std::string& policy, bool scan,
@@ -244,7 +244,7 @@ std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, 
         failed.reason = "Invalid test: " + invalid[i];
         out[i] = to_json(failed);
     }
-    return json::serialize(json::array(out.begin(), out.end()));
+    return to_json_text(json::array(out.begin(), out.end()));
 }
 
 std::string write_metrics_json(const std::string& record_json, const std::string& directory) {
@@ -287,11 +287,11 @@ std::string pool_info_json(const std::string& python_json, const std::string& py
             if (line.rfind("VmRSS:", 0) == 0) rss_kib = std::stoull(line.substr(6));
         zygotes.push_back(json::object{{"pid", zygote}, {"init_pid", init}, {"rss_bytes", rss_kib * 1024}});
     }
-    return json::serialize(zygotes);
+    return to_json_text(zygotes);
 }
 
 std::string doctor_json(const std::string& python_json, const std::string& python_executable) {
-    return json::serialize(to_json(diagnose_host(sandbox_options(python_json, python_executable))));
+    return to_json_text(to_json(diagnose_host(sandbox_options(python_json, python_executable))));
 }
 
 PYBIND11_MODULE(_core, m) {

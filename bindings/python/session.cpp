@@ -44,7 +44,7 @@ double epoch_seconds(std::chrono::system_clock::time_point time) {
 std::string info_json(const SessionInfo& info) {
     json::object metadata;
     for (const auto& [key, value] : info.metadata) metadata[key] = value;
-    return json::serialize(json::object{{"sandbox_id", info.id},
+    return to_json_text(json::object{{"sandbox_id", info.id},
                                         {"metadata", std::move(metadata)},
                                         {"started_at", epoch_seconds(info.started_at)},
                                         {"end_at", epoch_seconds(info.end_at)},
@@ -88,7 +88,7 @@ std::string call(Session& session, const std::string& request_json, const py::ob
     if (!on_event.is_none())
         handler = [&](const SessionEvent& event) {
             if (raised) return;
-            const auto text = json::serialize(event);
+            const auto text = to_json_text(event);
             py::gil_scoped_acquire gil;
             try {
                 on_event(text);
@@ -99,7 +99,7 @@ std::string call(Session& session, const std::string& request_json, const py::ob
     std::string final_event;
     {
         py::gil_scoped_release release;
-        final_event = json::serialize(session.call(std::move(request), handler));
+        final_event = to_json_text(session.call(std::move(request), handler));
     }
     if (raised) throw std::move(*raised);
     return final_event;
@@ -130,7 +130,7 @@ void bind_sessions(py::module_& m) {
         [] {
             json::array rows;
             for (const auto& info : LocalSandbox::list_sessions()) rows.push_back(json::parse(info_json(info)));
-            return json::serialize(rows);
+            return to_json_text(rows);
         },
         release);
     m.def("find_session", &LocalSandbox::find_session, py::arg("sandbox_id"), release);

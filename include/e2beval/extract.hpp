@@ -43,6 +43,16 @@ struct Extraction {
     std::string explanation;               // e.g. "fenced block 1 of 2 (```python at line 3)"
 };
 
+// Whether `code` defines the function `name`, on the rules the extractor chooses a block by (Python `def` or
+// `async def`; JavaScript `function name(`, `const|let|var name =`, `exports.name =`; bash `name()`,
+// `function name`).
+bool code_defines_function(std::string_view code, Language language, std::string_view name);
+
+// The functions `code` defines, in order of appearance, each once (Python `def`/`async def` at any depth;
+// JavaScript `function NAME` and `const|let|var NAME = function|async|(`; bash `NAME()` and `function NAME`):
+// what to offer a user whose --function names none of them.
+std::vector<std::string> defined_function_names(std::string_view code, Language language);
+
 class CodeExtractor {
 public:
     explicit CodeExtractor(ExtractOptions options = {});

@@ -4,6 +4,7 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <string>
 
 #include "e2beval/extract.hpp"
 #include "e2beval/local/doctor.hpp"
@@ -12,6 +13,13 @@
 #include "e2beval/types.hpp"
 
 namespace e2beval {
+
+// The JSON text of `value`, as every JSON e2beval writes for people and programs (the CLI's --json output, the
+// Python module's results) should read. Boost 1.81's serializer writes doubles as 1E0 and 4.117647058823529E-1;
+// here a double is its shortest round-trip form (0.4117647058823529, 1e-07), a whole one keeps a ".0" (1.0,
+// 120.0) so that readers such as Python's json module still get a float, and NaN or infinity (not JSON) is
+// null. Strings are escaped as Boost does; nothing else differs from boost::json::serialize.
+std::string to_json_text(const boost::json::value& value);
 
 boost::json::object to_json(const Limits& limits);
 boost::json::object to_json(const ExecResult& result);

@@ -1,9 +1,11 @@
 // The e2beval commands over the library: every command calls the same C++ the Python module calls.
 #include "cli/commands.hpp"
+#include "cli/python_interpreter.hpp"
 #include "cli/table_text.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <fstream>
 #include <iostream>
@@ -131,6 +133,7 @@ Profile profile_option(const ParsedArgs& args) {
 LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
     LocalSandboxOptions options;
     options.python_executable = args.value("--python").value_or("");
+    require_working_python(chosen_python(args.value("--python")));
     // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
     options.pool.enabled = args.flag("--pool") ? true : !args.flag("--no-pool");
     return options;
@@ -154,7 +157,7 @@ std::vector<OptionSpec> with_sandbox_options(std::vector<OptionSpec> options) {
     return options;
 }
 
-void print_json(const json::value& value) { std::cout << json::serialize(value) << std::endl; }
+void print_json(const json::value& value) { std::cout << to_json_text(value) << std::endl; }
 
 // ---- run ----------------------------------------------------------------------------------------
 
@@ -517,6 +520,19 @@ int scan_command(const ParsedArgs& args) {
 
 // ---- extract ------------------------------------------------------------------------------------
 
+// The functions a model's answer defines, in its fenced blocks and in the code taken from it: what to offer a
+// user whose --function names none of them.
+std::vector<std::string> functions_in_answer(const std::string& output, const Extraction& extraction) {
+    std::vector<std::string> names;
+    const auto add_from = [&](std::string_view code, Language language) {
+        for (auto& name : defined_function_names(code, language))
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+    };
+    for (const auto& block : CodeExtractor::fenced_blocks(output)) add_from(block.code, block.language.value_or(extraction.language));
+    add_from(extraction.code, extraction.language);
+    return names;
+}
+
 int extract_command(const ParsedArgs& args) {
     const auto output = read_file(args.positional[0], "model output file");
     ExtractOptions options;
@@ -526,6 +542,24 @@ int extract_command(const ParsedArgs& args) {
     options.keep_examples = args.flag("--keep-examples");
     try {
         const auto extraction = CodeExtractor(options).extract(output);
+        // The extractor still returns its best code when none defines the function (the Runner then reports
+        // "No Python function named X found"); printed silently here, it would pass for the function asked for.
+        const auto& wanted = options.function_name;
+        if (wanted && !code_defines_function(extraction.code, extraction.language, *wanted)) {
+            const auto found = functions_in_answer(output, extraction);
+            std::string found_text;
+            for (const auto& name : found) found_text += (found_text.empty() ? "" : ", ") + name;
+            const std::string message = "no code in the answer defines the function '" + *wanted + "'; " +
+                                        (found.empty() ? std::string("it defines no function")
+                                                       : "functions found instead: " + found_text);
+            if (!args.flag("--fallback")) {
+                if (args.flag("--json"))
+                    print_json(json::object{{"error", message}, {"functions_found", json::value_from(found)}});
+                std::cerr << "e2beval extract: " << message << "; check the name, or add --fallback to print the code found anyway\n";
+                return kExitFailed;
+            }
+            std::cerr << "e2beval extract: " << message << "; printing the code found instead (--fallback)\n";
+        }
         if (args.flag("--json")) print_json(to_json(extraction));
         else std::cout << extraction.code << (extraction.code.ends_with('\n') ? "" : "\n");
         return 0;
@@ -547,7 +581,12 @@ namespace {
 // ---- doctor -------------------------------------------------------------------------------------
 
 int doctor_command(const ParsedArgs& args) {
-    const auto report = diagnose_host(sandbox_option(args));
+    // A Python that is missing or broken is reported as such (exit 126/127) after the host's checks, which do
+    // not depend on it; only the probe does.
+    const auto python = python_problem(chosen_python(args.value("--python")));
+    LocalSandboxOptions options;
+    options.python_executable = args.value("--python").value_or("");
+    const auto report = diagnose_host(options);
     if (args.flag("--json")) {
         print_json(to_json(report));
     } else {
@@ -564,6 +603,10 @@ int doctor_command(const ParsedArgs& args) {
         std::cout << ", clone/clone3 with new namespaces, personality changes, sockets other than AF_UNIX\n";
         std::cout << "\nisolation level enforced: " << report.enforced_summary << "\n";
     }
+    if (python) {
+        std::cerr << "e2beval doctor: " << python->message << "\n";
+        return python->exit_status;
+    }
     return report.enforced_level ? 0 : kExitSandbox;
 }
 
@@ -575,7 +618,8 @@ const std::vector<Command>& commands() {
           "FILE is the program ('-' reads stdin): Python, or JavaScript (Node.js) or bash with --language. It\n"
           "runs in new namespaces with no network, a private workspace, a scrubbed environment and hard limits.\n"
           "Exit status: the program's own; 128+N when killed by signal N; 124 when it hit a limit (timeout, cpu,\n"
-          "memory, output); 125 when the sandbox failed.",
+          "memory, output); 125 when the sandbox failed; 127 when the Python interpreter (--python, else\n"
+          "$E2BEVAL_PYTHON, else python3) was not found, 126 when it cannot be used.",
           with_sandbox_options({{"--stdin", "FILE", "feed FILE to the program's standard input"},
                                 {"--language", "LANG", "language of FILE: python (default), javascript (js, node) or bash (sh)"},
                                 {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
@@ -613,8 +657,10 @@ const std::vector<Command>& commands() {
          scan_command},
         {{"extract", "e2beval extract [OPTIONS] FILE", "Print the code found in a model's raw answer.",
           "Takes the fenced block (```python, ```py, ~~~, untagged) that defines --function, else a bare\n"
-          "`def NAME(` block, else any definition. Exit status 1 when the answer holds no code.",
-          {{"--function", "NAME", "prefer the code that defines this function"},
+          "`def NAME(` block. Exit status 1 when the answer holds no code, or when no code defines --function\n"
+          "(the message lists the functions it does define); --fallback prints the best code found instead.",
+          {{"--function", "NAME", "take the code that defines this function; exit 1 when none does"},
+           {"--fallback", "", "with --function: when no code defines it, print the best code found (a warning on stderr) and exit 0"},
            {"--language", "LANG", "python (default), javascript or bash"},
            {"--keep-main", "", "keep `if __name__ == \"__main__\":` sections (dropped by default with --function)"},
            {"--keep-examples", "", "keep top-level example calls, prints and tests (dropped by default with --function)"},
@@ -624,7 +670,8 @@ const std::vector<Command>& commands() {
         {{"doctor", "e2beval doctor [OPTIONS]", "Show what this host allows the sandbox and the isolation level enforced.",
           "Checks user namespaces (and restrictions such as Ubuntu's AppArmor sysctl), seccomp, cgroups (version,\n"
           "delegation), runs a probe in a real sandbox, and prints a fix for every missing piece. Exit status 125\n"
-          "when no sandbox can run here.",
+          "when no sandbox can run here; 127 when the Python interpreter the probe runs was not found, 126 when it\n"
+          "cannot be used (a directory, not executable, not a Python).",
           {{"--python", "PATH", "Python interpreter to check (default: $E2BEVAL_PYTHON, else python3)"},
            {"--json", "", "print the checks as JSON"}},
           0, 0},

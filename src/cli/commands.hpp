@@ -24,5 +24,9 @@ inline constexpr int kExitFailed = 1;      // a test failed, code was blocked, n
 inline constexpr int kExitUsage = 2;       // bad command line or bad input file
 inline constexpr int kExitLimit = 124;     // `run`: the program hit a limit (timeout, memory, output, ...)
 inline constexpr int kExitSandbox = 125;   // the sandbox could not be built
+// The Python interpreter to run code with (--python, $E2BEVAL_PYTHON, python3) is the user's to fix, not the
+// host: as timeout(1) and env(1) do, 126 when it is there but cannot be used, 127 when it is not there at all.
+inline constexpr int kExitInterpreterUnusable = 126;
+inline constexpr int kExitInterpreterNotFound = 127;
 
 }  // namespace e2beval::cli

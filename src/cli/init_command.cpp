@@ -27,6 +27,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::string shell_word_of(const std::string& text);
+
 fs::path this_binary() {
     std::error_code ec;
     auto path = fs::read_symlink("/proc/self/exe", ec);
@@ -74,6 +76,20 @@ fs::path find_python(const fs::path& binary) {
     return {};
 }
 
+// The checkout this binary was built from, while it still holds e2beval's pyproject.toml (a wheel built in a
+// temporary directory leaves none): what `pip install` takes, as e2beval is not on any package index.
+fs::path e2beval_source() {
+    std::error_code ec;
+    const fs::path source = E2BEVAL_SOURCE_DIR;
+    return fs::exists(source / "pyproject.toml", ec) && fs::exists(source / "python" / "e2beval", ec) ? source : fs::path();
+}
+
+// How to install e2beval into another Python, for messages.
+std::string install_advice(const fs::path& source) {
+    return source.empty() ? "pip install /path/to/e2beval (a checkout of e2beval; it is not on PyPI)"
+                          : "pip install " + shell_word_of(source.string());
+}
+
 // promptfoo as e2beval's scripts/setup.sh installs it (tools/promptfoo/node_modules/.bin, with Node 22): in a
 // checkout whose virtualenv holds this binary (.venv/bin/e2beval, or deeper under build/).
 fs::path find_bundled_promptfoo(const fs::path& binary) {
@@ -92,8 +108,8 @@ std::string shell_quoted(const std::string& text) {
     return quoted + "'";
 }
 
-// For the printed next step: plain when the shell would read the path as it is, else quoted.
-std::string shell_word(const std::string& text) {
+// For printed commands: plain when the shell would read the path as it is, else quoted.
+std::string shell_word_of(const std::string& text) {
     const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
         return std::isalnum(c) || std::string_view("/._-+:@%,=").find(static_cast<char>(c)) != std::string_view::npos;
     });
@@ -128,8 +144,11 @@ int init_command(const ParsedArgs& args) {
     const auto binary = this_binary();
     const auto python = find_python(binary);
     const auto promptfoo_bin = find_bundled_promptfoo(binary);
-    const auto run_script = replaced(replaced(std::string(kInitRunScript.front().content), "@E2BEVAL_PYTHON@", shell_quoted(python.string())),
-                                     "@PROMPTFOO_BIN@", shell_quoted(promptfoo_bin.string()));
+    const auto source = e2beval_source();
+    const auto run_script =
+        replaced(replaced(replaced(std::string(kInitRunScript.front().content), "@E2BEVAL_PYTHON@", shell_quoted(python.string())),
+                          "@PROMPTFOO_BIN@", shell_quoted(promptfoo_bin.string())),
+                 "@E2BEVAL_INSTALL@", shell_quoted(install_advice(source)));
 
     struct Output {
         fs::path relative;
@@ -154,12 +173,18 @@ int init_command(const ParsedArgs& args) {
     std::cout << "e2beval init: wrote a promptfoo project to " << directory.string() << "\n";
     for (const auto& output : outputs) std::cout << "  " << output.relative.string() << "\n";
     std::cout << "\nrun.sh uses:\n  Python:    "
-              << (python.empty() ? "none found with e2beval installed: set PROMPTFOO_PYTHON to one (pip install e2beval)" : python.string())
+              << (python.empty() ? "none found with e2beval installed: install it into yours (" + install_advice(source) +
+                                     ") and set PROMPTFOO_PYTHON to that interpreter's absolute path"
+                               : python.string())
               << "\n  promptfoo: "
               << (promptfoo_bin.empty() ? "from PATH (needs Node.js >= 22)"
                                         : "from PATH if its Node.js is >= 22, else " + promptfoo_bin.string())
               << "\n\nNext step:\n  "
-              << (directory == fs::path(".") ? std::string() : "cd " + shell_word(directory.string()) + " && ") << "bash run.sh\n";
+              << (directory == fs::path(".") ? std::string() : "cd " + shell_word_of(directory.string()) + " && ") << "bash run.sh\n";
+    if (!python.empty())
+        std::cout << "\nOr run promptfoo yourself, from that directory:\n  export PROMPTFOO_PYTHON="
+                  << shell_word_of(python.string())
+                  << "\n  promptfoo eval --no-cache --no-share\n";
     return 0;
 }
 

@@ -9,6 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 # promptfoo with the Node >= 22 it needs as e2beval's scripts/setup.sh installs them (empty: none found).
 INIT_PYTHON=@E2BEVAL_PYTHON@
 INIT_PROMPTFOO_BIN=@PROMPTFOO_BIN@
+INIT_INSTALL=@E2BEVAL_INSTALL@  # how to install e2beval into another Python (it is not on PyPI)
 
 has_e2beval() { [ -n "$1" ] && "$1" -c "import e2beval.promptfoo" >/dev/null 2>&1; }
 if has_e2beval "${PROMPTFOO_PYTHON:-}"; then
@@ -17,7 +18,8 @@ elif has_e2beval "$INIT_PYTHON"; then
   python="$INIT_PYTHON"
 else
   echo "run.sh: no Python with e2beval found (tried ${PROMPTFOO_PYTHON:+\$PROMPTFOO_PYTHON=$PROMPTFOO_PYTHON and }${INIT_PYTHON:-nothing})." >&2
-  echo "        Install e2beval (pip install e2beval, or scripts/setup.sh in its checkout) and set PROMPTFOO_PYTHON to that interpreter." >&2
+  echo "        Install e2beval into your Python ($INIT_INSTALL, or scripts/setup.sh in e2beval's checkout)" >&2
+  echo "        and set PROMPTFOO_PYTHON to that interpreter's absolute path, or run e2beval init again with it." >&2
   exit 2
 fi
 export PROMPTFOO_PYTHON="$python"

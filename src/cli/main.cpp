@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/python_interpreter.hpp"
 #include "e2beval/error.hpp"
 
 namespace {
@@ -46,6 +47,9 @@ int main(int argc, char** argv) {
                 return 0;
             }
             return command.handler(parsed);
+        } catch (const interpreter_error& failure) {
+            std::cerr << "e2beval " << command.spec.name << ": " << failure.what() << "\n";
+            return failure.exit_status();
         } catch (const usage_error& failure) {
             std::cerr << "e2beval " << command.spec.name << ": " << failure.what() << "\n";
             return kExitUsage;

@@ -86,13 +86,16 @@ std::string render_help(const CommandSpec& spec) {
     out << "Usage: " << spec.usage << "\n\n" << spec.summary << "\n";
     if (!spec.description.empty()) out << "\n" << spec.description << "\n";
     out << "\nOptions:\n";
-    for (const auto& option : spec.options) {
+    // Every row, --help's included, goes through the same layout so that the help texts share one column.
+    constexpr std::size_t kHelpColumn = 28;
+    std::vector<OptionSpec> rows = spec.options;
+    rows.push_back({"-h, --help", "", "show this help"});
+    for (const auto& option : rows) {
         std::string left = "  " + option.name + (option.value_name.empty() ? "" : " " + option.value_name);
-        if (left.size() < 28) left.resize(28, ' ');
-        else left += "\n" + std::string(28, ' ');
+        if (left.size() < kHelpColumn) left.resize(kHelpColumn, ' ');
+        else left += "\n" + std::string(kHelpColumn, ' ');
         out << left << option.help << "\n";
     }
-    out << "  -h, --help                  show this help\n";
     return out.str();
 }
 

@@ -229,7 +229,7 @@ int list_attacks(const std::vector<const RedteamAttack*>& attacks, bool as_json)
     if (as_json) {
         json::array rows;
         for (const auto* attack : attacks) rows.push_back(attack_json(*attack));
-        std::cout << json::serialize(rows) << std::endl;
+        std::cout << to_json_text(rows) << std::endl;
         return 0;
     }
     std::cout << column("category", 14) << column("attack", 30) << column("language", 10) << "what it tries and what should stop it\n";
@@ -328,7 +328,7 @@ int redteam_command(const ParsedArgs& args) {
         for (const auto result : {AttackResult::blocked, AttackResult::contained, AttackResult::slipped_through,
                                   AttackResult::not_run, AttackResult::inconclusive})
             totals[to_string(result)] = count(result);
-        std::cout << json::serialize(json::object{{"policy", preset_name},
+        std::cout << to_json_text(json::object{{"policy", preset_name},
                                                   {"scan", scan},
                                                   {"network", network},
                                                   {"attacks", std::move(rows)},

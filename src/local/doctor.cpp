@@ -136,27 +136,39 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
 
     HostCheck probe{"sandbox probe", false, "", ""};
     std::string javascript;
+    LocalSandboxOptions probe_options = options;
+    probe_options.pool.enabled = false;  // the probe checks the cold path, which every execution can fall back to
+    std::optional<LocalSandbox> probe_sandbox;
     try {
-        LocalSandboxOptions probe_options = options;
-        probe_options.pool.enabled = false;  // the probe checks the cold path, which every execution can fall back to
-        LocalSandbox sandbox(probe_options);
-        const auto& python = sandbox.python();
-        std::string mounts;
-        for (const auto& path : python.read_only_paths) mounts += (mounts.empty() ? "" : ", ") + path;
-        report.interpreters.emplace_back("python", python.executable + " " + python.version + "; mounts: /usr, /lib* and " +
-                                                       (mounts.empty() ? std::string("nothing else") : mounts));
-        ExecRequest request;
-        request.code = "import os\nprint(os.getuid(), open('/proc/self/status').read().count('Seccomp:\\t2'))\n";
-        const auto result = sandbox.execute(request);
-        probe.ok = result.outcome == Outcome::ok && result.stdout_data == "1000 1\n";
-        probe.status = "ran Python in a sandbox: " + std::string(to_string(result.outcome)) +
-                       (result.detail.empty() ? "" : " (" + result.detail + ")") + ", " +
-                       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(result.wall_time).count()) + " ms";
-        if (!probe.ok) probe.fix = "see the failing mechanism above; stderr: " + result.stderr_data.substr(0, 300);
-        javascript = describe_node(options, probe.ok ? &sandbox : nullptr);
+        probe_sandbox.emplace(probe_options);  // finds the Python; builds no sandbox yet
     } catch (const error& failure) {
-        probe.status = failure.what();
-        probe.fix = "fix the failing mechanism above";
+        report.python_problem = failure.what();
+        probe.status = "not run: the Python interpreter it runs cannot be used: " + report.python_problem;
+        probe.fix = "give a Python 3 interpreter with --python PATH or E2BEVAL_PYTHON=PATH (the checks above do not "
+                    "depend on it)";
+        report.interpreters.emplace_back("python", "cannot be used: " + report.python_problem);
+    }
+    if (probe_sandbox) {
+        try {
+            auto& sandbox = *probe_sandbox;
+            const auto& python = sandbox.python();
+            std::string mounts;
+            for (const auto& path : python.read_only_paths) mounts += (mounts.empty() ? "" : ", ") + path;
+            report.interpreters.emplace_back("python", python.executable + " " + python.version + "; mounts: /usr, /lib* and " +
+                                                           (mounts.empty() ? std::string("nothing else") : mounts));
+            ExecRequest request;
+            request.code = "import os\nprint(os.getuid(), open('/proc/self/status').read().count('Seccomp:\\t2'))\n";
+            const auto result = sandbox.execute(request);
+            probe.ok = result.outcome == Outcome::ok && result.stdout_data == "1000 1\n";
+            probe.status = "ran Python in a sandbox: " + std::string(to_string(result.outcome)) +
+                           (result.detail.empty() ? "" : " (" + result.detail + ")") + ", " +
+                           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(result.wall_time).count()) + " ms";
+            if (!probe.ok) probe.fix = "see the failing mechanism above; stderr: " + result.stderr_data.substr(0, 300);
+            javascript = describe_node(options, probe.ok ? &sandbox : nullptr);
+        } catch (const error& failure) {
+            probe.status = failure.what();
+            probe.fix = "fix the failing mechanism above";
+        }
     }
     report.interpreters.emplace_back("javascript", javascript.empty() ? describe_node(options, nullptr) : javascript);
     report.interpreters.emplace_back("bash", ::access("/bin/bash", X_OK) == 0 ? "/bin/bash; mounts: nothing else"
@@ -164,7 +176,10 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
     report.checks.push_back(probe);
 
     const auto& support = local::cgroup_support();
-    if (probe.ok) {
+    if (!report.python_problem.empty()) {
+        report.enforced_summary = "unknown: the sandbox probe needs a working Python interpreter (see above); the "
+                                  "host checks above show what this host allows";
+    } else if (probe.ok) {
         const bool full = support.version != local::CgroupSupport::Version::none;
         report.enforced_level = full ? IsolationLevel::full : IsolationLevel::standard;
         report.enforced_summary = std::string(full ? "full" : "standard") +

@@ -27,6 +27,8 @@ import sys
 import time
 
 OUTPUT_CAP_BYTES = 1 << 20  # per stream, per cell or per command
+# Ends a stream that reached OUTPUT_CAP_BYTES, on that stream (docs/sessions.md quotes it).
+TRUNCATION_MARKER = "[e2beval: %s truncated after 1 MiB; the rest of it was dropped]\n"
 INTERRUPT_GRACE_SECONDS = 2.0  # after SIGINT, how long a kernel gets before it is killed and restarted
 JS_SIGINT_DELAY_SECONDS = 0.5  # JS: node's own vm timeout ends synchronous code first; SIGINT is the backstop
 DEFAULT_COMMAND_TIMEOUT_SECONDS = 60.0  # E2B's default
@@ -569,37 +571,38 @@ class PipeWriter:
 
 class OutputStreams:
     """Turns one producer's raw stdout/stderr bytes into text chunks: UTF-8 decoded across chunk boundaries
-    (errors replaced), at most OUTPUT_CAP_BYTES per stream, then one notice and nothing more."""
+    (errors replaced), at most OUTPUT_CAP_BYTES per stream, then TRUNCATION_MARKER on that same stream (where a
+    reader of the cut output looks for it) and nothing more."""
 
     def __init__(self, deliver):
         self.deliver = deliver  # deliver(stream, text, timestamp)
         self.decoders = {s: codecs.getincrementaldecoder("utf-8")("replace") for s in STREAMS}
         self.counts = {s: 0 for s in STREAMS}
+        self.ends_line = {s: True for s in STREAMS}  # whether the last text delivered on the stream ended a line
         self.truncated = set()
+
+    def emit(self, stream, text):
+        if text:
+            self.ends_line[stream] = text.endswith("\n")
+            self.deliver(stream, text, now_iso())
 
     def feed(self, stream, data):
         room = OUTPUT_CAP_BYTES - self.counts[stream]
         if len(data) <= room:
             self.counts[stream] += len(data)
-            text = self.decoders[stream].decode(data)
-            if text:
-                self.deliver(stream, text, now_iso())
+            self.emit(stream, self.decoders[stream].decode(data))
             return
-        # Past the cap: keep reading (so the writer never blocks) but drop the bytes, with one notice.
+        # Past the cap: keep reading (so the writer never blocks) but drop the bytes, with one marker.
         if room > 0:
             self.counts[stream] = OUTPUT_CAP_BYTES
-            text = self.decoders[stream].decode(data[:room], final=True)
-            if text:
-                self.deliver(stream, text, now_iso())
+            self.emit(stream, self.decoders[stream].decode(data[:room], final=True))
         if stream not in self.truncated:
             self.truncated.add(stream)
-            self.deliver("stderr", "[e2beval: %s truncated after 1 MiB]\n" % stream, now_iso())
+            self.emit(stream, ("" if self.ends_line[stream] else "\n") + TRUNCATION_MARKER % stream)
 
     def finish(self):
         for stream in STREAMS:
-            tail = self.decoders[stream].decode(b"", final=True)
-            if tail:
-                self.deliver(stream, tail, now_iso())
+            self.emit(stream, self.decoders[stream].decode(b"", final=True))
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def test_init_writes_the_tutorial_project_and_run_sh(tmp_path):
     project = tmp_path / "project"
     result = init(str(project))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.rstrip().endswith(f"cd {project} && bash run.sh")
+    assert f"Next step:\n  cd {project} && bash run.sh\n" in result.stdout
     # The project's files are examples/tutorial's, byte for byte.
     expected = tutorial_files()
     assert expected, "examples/tutorial is empty"
@@ -79,7 +79,7 @@ def test_init_writes_the_tutorial_project_and_run_sh(tmp_path):
     here = tmp_path / "here"
     here.mkdir()
     result = init(cwd=here)
-    assert result.returncode == 0 and result.stdout.rstrip().endswith("\n  bash run.sh")
+    assert result.returncode == 0 and "Next step:\n  bash run.sh\n" in result.stdout
     assert (here / "promptfooconfig.yaml").exists()
 
 
@@ -161,3 +161,34 @@ def test_run_sh_explains_what_is_missing(tmp_path):
     assert missing_promptfoo.returncode == 127
     assert "promptfoo with Node.js >= 22 was not found" in missing_promptfoo.stderr
     assert "npm install -g promptfoo" in missing_promptfoo.stderr
+
+
+def test_init_outside_the_checkout_says_how_to_install_and_its_printed_commands_evaluate(tmp_path):
+    """e2beval is not on PyPI: init names the checkout to `pip install`, and the PROMPTFOO_PYTHON it prints is
+    an absolute path that works from the user's own project directory, far from the clone."""
+    if not (PROMPTFOO_BIN / "promptfoo").exists():
+        pytest.fail(f"promptfoo is not installed in {PROMPTFOO_BIN}; run scripts/setup.sh")
+    project = tmp_path / "my-eval"
+    assert not project.resolve().is_relative_to(REPO.resolve())
+    result = init(str(project))
+    assert result.returncode == 0, result.stderr
+    for written in project.rglob("*"):
+        if written.is_file():
+            assert "pip install e2beval" not in written.read_text(), written
+    script = (project / "run.sh").read_text()
+    assert f"INIT_INSTALL='pip install {REPO}'" in script
+    exports = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("export PROMPTFOO_PYTHON=")]
+    assert len(exports) == 1, result.stdout
+    python = exports[0].split("=", 1)[1].strip("'")
+    assert Path(python).is_absolute() and Path(python).exists()
+    # The documented commands, from the project directory, with promptfoo on PATH and nothing else set up.
+    env = clean_env(tmp_path)
+    env.update({"PROMPTFOO_PYTHON": python, "PATH": f"{PROMPTFOO_BIN}{os.pathsep}{env['PATH']}",
+                "PROMPTFOO_RESULTS_DIR": str(tmp_path / "metrics")})
+    out = tmp_path / "out.json"
+    run = subprocess.run(["promptfoo", "eval", "--no-cache", "--no-share", "--no-progress-bar", "-o", str(out)],
+                         cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 100, run.stdout[-3000:] + run.stderr[-3000:]
+    stats = json.loads(out.read_text())["results"]["stats"]
+    assert (stats["successes"], stats["failures"], stats["errors"]) == (4, 5, 0)
+    assert len(list((tmp_path / "metrics").glob("metrics_*.json"))) == 9

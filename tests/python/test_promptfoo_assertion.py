@@ -293,3 +293,20 @@ def test_compare_from_config_applies_to_tests_that_set_none():
     assert get_assert(answer, context(vars_, numeric))["pass"] is True
     # A test's own compare wins over the assertion's.
     assert get_assert(answer, context({**vars_, "compare": "exact"}, numeric))["pass"] is False
+
+
+def test_the_default_language_is_python_whatever_the_answers_fence_says_as_both_docs_state():
+    """docs/python.md and docs/promptfoo.md once disagreed ('from the answer' against 'python')."""
+    from pathlib import Path
+
+    answer = "```javascript\nconsole.log(6 * 7)\n```"
+    as_python = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}))
+    # Run as Python (metadata["language"] shows the fence's tag, but the program is Python's).
+    assert as_python["pass"] is False and "NameError: name 'console' is not defined" in as_python["reason"]
+    as_javascript = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}, {"language": "javascript"}))
+    assert as_javascript["pass"] is True, as_javascript["reason"]
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    for page in ("python.md", "promptfoo.md"):
+        rows = [line for line in (docs / page).read_text().splitlines() if line.startswith("| `language` |")]
+        config_row = rows[-1]  # the config: table (promptfoo.md also has a vars row before it)
+        assert "| `python` |" in config_row and "fence tag does not change it" in config_row, (page, config_row)

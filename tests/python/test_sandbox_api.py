@@ -404,3 +404,13 @@ def test_watch_dir_reports_created_written_changed_and_removed_files(sandbox):
         sandbox.files.watch_dir("watched/old.txt")
     with pytest.raises(e2beval.sandbox.FileNotFoundException):
         sandbox.files.watch_dir("no-such-dir")
+
+
+def test_commands_run_marks_cut_output_on_the_stream_that_was_cut(sandbox):
+    marker = "[e2beval: {} truncated after 1 MiB; the rest of it was dropped]\n"
+    result = sandbox.commands.run("head -c 3000000 /dev/zero | tr '\\0' a; printf bbb >&2")
+    assert result.stdout == "a" * (1 << 20) + "\n" + marker.format("stdout")  # the marker starts a line of its own
+    assert result.stderr == "bbb"
+    result = sandbox.commands.run("echo out; yes | head -c 2000000 >&2")
+    assert result.stdout == "out\n"
+    assert result.stderr == "y\n" * (1 << 19) + marker.format("stderr")

@@ -24,6 +24,9 @@ struct DoctorReport {
     std::string enforced_summary;                  // e.g. "full: namespaces, seccomp (reporting), cgroup v1"
     std::vector<std::string> denied_syscalls;
     std::vector<std::pair<std::string, std::string>> interpreters;  // (language, "path version; mounts: ...")
+    // Why the Python the probe runs could not be used (missing, not executable, not a Python); empty when it
+    // could. The probe then proves nothing about the host, so enforced_level stays unknown (nullopt).
+    std::string python_problem;
 };
 
 // Inspects the host and runs one probe program in a real sandbox.
