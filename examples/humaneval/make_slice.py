@@ -45,11 +45,11 @@ def mean_absolute_deviation(numbers: List[float]) -> float:
 '''),
     "HumanEval/11": ("never ends: the index is not advanced", '''\
 def string_xor(a: str, b: str) -> str:
-    result = []
+    result = ''
     i = 0
     while i < len(a):
-        result.append('0' if a[i] == b[i] else '1')
-    return ''.join(result)
+        bit = '0' if a[i] == b[i] else '1'
+    return result + bit
 '''),
     "HumanEval/12": ("crashes: max() of an empty list", '''\
 from typing import List, Optional
