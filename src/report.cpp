@@ -116,6 +116,7 @@ std::optional<double> absorb_detail(const json::object& detail, ReportRow& row) 
     return runtime_s;
 }
 
+
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 // One word per row for the outcome chart. The sandbox's own outcome when recorded; for code that never
@@ -153,6 +154,7 @@ ReportRow row_from_metrics(const MetricsRecord& record) {
     row.runtime_s = record.runtime_s;
     row.memory_mb = record.memory_mb;
     row.timestamp = record.timestamp;
+    row.run_id = record.run_id.empty() ? std::string(kLegacyRunId) : to_valid_utf8(record.run_id);
     if (record.extra.is_object()) absorb_detail(record.extra.get_object(), row);
     else if (record.extra.is_string()) row.reason = to_valid_utf8(record.extra.get_string());
     row.outcome = classify_outcome(row);
@@ -365,6 +367,10 @@ ReportData report_from_promptfoo(const json::value& document, std::string source
     ReportData data;
     data.kind = ReportSourceKind::promptfoo_output;
     data.source = std::move(source);
+    // One promptfoo output is one eval: its evalId names the run (the inner results object alone has none).
+    std::string run_id = "promptfoo";
+    if (document.is_object())
+        if (auto eval_id = string_at(document.get_object(), "evalId"); eval_id && !eval_id->empty()) run_id = *eval_id;
     std::set<double> prompts;
     for (const auto& item : *results)
         if (item.is_object()) prompts.insert(number_at(item.get_object(), "promptIdx").value_or(0));
@@ -376,11 +382,80 @@ ReportData report_from_promptfoo(const json::value& document, std::string source
             continue;
         }
         data.rows.push_back(row_from_promptfoo(item.get_object(), prompts.size() > 1));
+        data.rows.back().run_id = run_id;
     }
     return data;
 }
 
-ReportData load_report_input(const std::filesystem::path& input) {
+ReportData select_runs(ReportData data, const RunSelection& selection) {
+    std::map<std::string, RunInfo> by_id;
+    for (const auto& row : data.rows) {
+        auto& run = by_id[row.run_id];
+        run.id = row.run_id;
+        ++run.rows;
+        if (row.success) ++run.passed;
+        run.last_timestamp = std::max(run.last_timestamp, row.timestamp);
+    }
+    data.runs.clear();
+    for (auto& [id, run] : by_id) data.runs.push_back(std::move(run));
+    std::stable_sort(data.runs.begin(), data.runs.end(),
+                     [](const RunInfo& a, const RunInfo& b) { return a.last_timestamp > b.last_timestamp; });
+    data.selection = selection;
+    data.shown_runs.clear();
+    if (selection.mode == RunSelection::Mode::all || data.runs.empty()) {
+        for (const auto& run : data.runs) data.shown_runs.push_back(run.id);
+        return data;
+    }
+    std::string kept = data.runs.front().id;
+    if (selection.mode == RunSelection::Mode::one) {
+        if (!by_id.count(selection.run_id)) {
+            std::string known;
+            for (std::size_t i = 0; i < data.runs.size() && i < 10; ++i)
+                known += (i ? ", " : "") + data.runs[i].id + " (" + std::to_string(data.runs[i].rows) + " rows)";
+            if (data.runs.size() > 10) known += ", …";
+            throw input_error("no run '" + selection.run_id + "' in " + data.source + "; the runs there, newest first: " + known +
+                              " (or show them all with --all-runs)");
+        }
+        kept = selection.run_id;
+    }
+    std::erase_if(data.rows, [&](const ReportRow& row) { return row.run_id != kept; });
+    data.shown_runs.push_back(kept);
+    return data;
+}
+
+std::string describe_runs(const ReportData& data) {
+    if (data.runs.size() < 2) return {};
+    const auto count = std::to_string(data.runs.size());
+    if (data.selection.mode == RunSelection::Mode::all)
+        return "Showing all " + count + " runs of this source; pass@k counts samples within one run, never across runs.";
+    const std::string& shown = data.shown_runs.empty() ? std::string() : data.shown_runs.front();
+    std::string text = "Showing run " + shown + (data.selection.mode == RunSelection::Mode::latest ? ", the latest" : ", one") +
+                       " of " + count + " runs in this source; `e2beval report --run ID` shows another, `--all-runs` all of them. Other runs:";
+    std::size_t listed = 0;
+    for (const auto& run : data.runs) {
+        if (run.id == shown) continue;
+        if (listed++ == 5) {
+            text += " …";
+            break;
+        }
+        text += (listed > 1 ? ", " : " ") + run.id + " (" + std::to_string(run.passed) + " of " + std::to_string(run.rows) + " passed)";
+    }
+    return text + ".";
+}
+
+namespace {
+
+ReportData load_every_run(const std::filesystem::path& input);
+
+}  // namespace
+
+ReportData load_report_input(const std::filesystem::path& input, const RunSelection& selection) {
+    return select_runs(load_every_run(input), selection);
+}
+
+namespace {
+
+ReportData load_every_run(const std::filesystem::path& input) {
     std::error_code ec;
     if (std::filesystem::is_directory(input, ec)) return report_from_metrics(load_metrics(input), input.string());
     if (!std::filesystem::exists(input, ec))
@@ -421,12 +496,15 @@ ReportData load_report_input(const std::filesystem::path& input) {
     return data;
 }
 
+}  // namespace
+
 // ---- summary ---------------------------------------------------------------------------------------------
 
 ReportSummary summarize(const ReportData& data) {
     ReportSummary summary;
     std::map<std::pair<std::string, std::string>, std::size_t> group_index;
-    std::vector<std::map<std::string, std::pair<std::size_t, std::size_t>>> samples;  // per group: task -> (n, correct)
+    // per group: (run, task) -> (samples, correct); a task evaluated in two runs is two problems, not 2n samples
+    std::vector<std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::size_t>>> samples;
     const auto max_memory = [](std::optional<double>& into, const std::optional<double>& value) {
         if (value && (!into || *value > *into)) into = value;
     };
@@ -457,7 +535,7 @@ ReportSummary summarize(const ReportData& data) {
         group.runtime_total_s += row.runtime_s;
         group.runtime_max_s = std::max(group.runtime_max_s, row.runtime_s);
         max_memory(group.memory_max_mb, row.memory_mb);
-        auto& task = samples[found->second][row.task];
+        auto& task = samples[found->second][{row.run_id, row.task}];
         ++task.first;
         if (row.success) ++task.second;
     }
@@ -535,6 +613,7 @@ std::string render_markdown(const ReportData& data) {
     if (summary.errors) out << "; " << summary.errors << " error(s)";
     if (!data.skipped.empty()) out << "; " << data.skipped.size() << " file(s) skipped (not metrics)";
     out << "\n";
+    if (const auto runs = describe_runs(data); !runs.empty()) out << "\n" << inline_text(runs, 2000) << "\n";
     if (data.rows.empty()) return out.str();
 
     // Everything after the table is lists, never tables: scripts that collect the lines starting with '|'
@@ -618,7 +697,8 @@ json::object row_to_json(const ReportRow& row) {
             {"stdout", valid(row.stdout_text)},
             {"stderr", valid(row.stderr_text)},
             {"cases", std::move(cases)},
-            {"timestamp", row.timestamp == 0.0 ? json::value(nullptr) : json::value(row.timestamp)}};
+            {"timestamp", row.timestamp == 0.0 ? json::value(nullptr) : json::value(row.timestamp)},
+            {"run_id", valid(row.run_id)}};
 }
 
 }  // namespace
@@ -631,6 +711,14 @@ json::object report_to_json(const ReportData& data) {
     for (const auto& item : data.skipped) skipped.emplace_back(valid(item));
     json::object outcomes;
     for (const auto& [outcome, count] : summary.outcomes) outcomes[valid(outcome)] = {{"passed", count.passed}, {"failed", count.failed}};
+    json::array runs, shown;
+    for (const auto& run : data.runs)
+        runs.push_back(json::object{{"id", valid(run.id)}, {"rows", run.rows}, {"passed", run.passed},
+                                    {"last_timestamp", run.last_timestamp == 0.0 ? json::value(nullptr) : json::value(run.last_timestamp)}});
+    for (const auto& id : data.shown_runs) shown.emplace_back(valid(id));
+    const char* selection = data.selection.mode == RunSelection::Mode::latest ? "latest"
+                            : data.selection.mode == RunSelection::Mode::one  ? "one"
+                                                                               : "all";
     return {{"format", "e2beval-report"},
             {"version", 1},
             {"source", {{"kind", to_string(data.kind)}, {"path", valid(data.source)}}},
@@ -644,6 +732,7 @@ json::object report_to_json(const ReportData& data) {
               {"peak_memory_mb", optional_number(summary.memory_max_mb)},
               {"groups", std::move(groups)},
               {"outcomes", std::move(outcomes)}}},
+            {"runs", {{"selection", selection}, {"shown", std::move(shown)}, {"available", std::move(runs)}}},
             {"rows", std::move(rows)},
             {"skipped", std::move(skipped)}};
 }
@@ -691,14 +780,16 @@ void write_text_file(const std::filesystem::path& output, const std::string& tex
 
 }  // namespace
 
-std::size_t write_report(const std::filesystem::path& input, const std::filesystem::path& output, ReportFormat format) {
-    const auto data = load_report_input(input);
+std::size_t write_report(const std::filesystem::path& input, const std::filesystem::path& output, ReportFormat format,
+                         const RunSelection& selection) {
+    const auto data = load_report_input(input, selection);
     write_text_file(output, render_report(data, format));
     return data.rows.size();
 }
 
-std::size_t write_markdown_report(const std::filesystem::path& results_dir, const std::filesystem::path& output) {
-    const auto data = report_from_metrics(load_metrics(results_dir), results_dir.string());
+std::size_t write_markdown_report(const std::filesystem::path& results_dir, const std::filesystem::path& output,
+                                  const RunSelection& selection) {
+    const auto data = select_runs(report_from_metrics(load_metrics(results_dir), results_dir.string()), selection);
     write_text_file(output, render_markdown(data));
     return data.rows.size();
 }
