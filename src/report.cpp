@@ -80,6 +80,23 @@ std::string describe_finding(const json::value& finding) {
     return text;
 }
 
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+// One test case: its own fields, or (promptfoo's componentResults) those under its `metadata`.
+ReportCase case_from_json(const json::object& item, const std::string& reason) {
+    ReportCase result;
+    result.pass = bool_at(item, "pass").value_or(false);
+    result.reason = report_markup::excerpt(reason, kMaxLogBytes);
+    const auto* metadata = object_at(item, "metadata");
+    for (const auto* source : {&item, metadata}) {
+        if (!source) continue;
+        set_if_empty(result.input, string_at(*source, "input"), kMaxLogBytes);
+        set_if_empty(result.expected, string_at(*source, "expected"), kMaxLogBytes);
+        set_if_empty(result.actual, string_at(*source, "actual"), kMaxLogBytes);
+    }
+    return result;
+}
+
 // What an evaluation recorded about itself: the metrics file's `extra`, a GradingResult's `metadata`, or a
 // whole e2beval verdict ({reason, cases, findings, extraction: {code}, exec: {outcome, stdout, ...}}).
 // Fields already known are kept; returns the program's run time when the detail names one.
@@ -99,14 +116,22 @@ std::optional<double> absorb_detail(const json::object& detail, ReportRow& row) 
         else if (auto megabytes = number_at(detail, "memory_mb")) row.memory_mb = *megabytes;
     }
     if (const auto* findings = array_at(detail, "findings"); findings && row.findings.empty())
-        for (const auto& finding : *findings) row.findings.push_back(describe_finding(finding));
+        for (const auto& finding : *findings) {
+            row.findings.push_back(describe_finding(finding));
+            const auto line = finding.is_object() ? number_at(finding.get_object(), "line") : std::nullopt;
+            if (line && *line >= 1) {
+                auto& note = row.flagged_lines[static_cast<std::size_t>(*line)];
+                note += (note.empty() ? "" : "; ") + row.findings.back();
+            }
+        }
     if (const auto* cases = array_at(detail, "cases"); cases && row.cases.empty()) {
         for (const auto& item : *cases) {
             if (!item.is_object()) continue;
             const auto& object = item.get_object();
             std::string reason = string_at(object, "reason").value_or("");
-            if (auto input = string_at(object, "input"); input && !input->empty()) reason = *input + ": " + reason;
-            row.cases.push_back({bool_at(object, "pass").value_or(false), report_markup::excerpt(reason, kMaxLogBytes)});
+            if (auto input = string_at(object, "input"); input && !input->empty() && !starts_with(reason, *input + ": "))
+                reason = *input + ": " + reason;
+            row.cases.push_back(case_from_json(object, reason));
         }
     }
     if (const auto* extraction = object_at(detail, "extraction")) set_if_empty(row.code, string_at(*extraction, "code"), kMaxCodeBytes);
@@ -116,8 +141,6 @@ std::optional<double> absorb_detail(const json::object& detail, ReportRow& row) 
     return runtime_s;
 }
 
-
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 // One word per row for the outcome chart. The sandbox's own outcome when recorded; for code that never
 // ran, why not; without any record, what the reason's wording (the tutorial's) tells.
@@ -219,8 +242,7 @@ ReportRow row_from_promptfoo(const json::object& result, bool several_prompts) {
             if (const auto* cases = array_at(*own, "componentResults"))
                 for (const auto& item : *cases)
                     if (item.is_object())
-                        row.cases.push_back({bool_at(item.get_object(), "pass").value_or(false),
-                                             report_markup::excerpt(string_at(item.get_object(), "reason").value_or(""), kMaxLogBytes)});
+                        row.cases.push_back(case_from_json(item.get_object(), string_at(item.get_object(), "reason").value_or("")));
         for (const auto* source : {own, grading}) {
             const auto* named = source ? object_at(*source, "namedScores") : nullptr;
             if (named && !runtime_s) runtime_s = number_at(*named, "runtime_s");
@@ -680,7 +702,12 @@ json::object group_to_json(const GroupSummary& group) {
 json::object row_to_json(const ReportRow& row) {
     json::array findings, cases;
     for (const auto& finding : row.findings) findings.emplace_back(valid(finding));
-    for (const auto& item : row.cases) cases.push_back(json::object{{"pass", item.pass}, {"reason", valid(item.reason)}});
+    for (const auto& item : row.cases) {
+        json::object entry{{"pass", item.pass}, {"reason", valid(item.reason)}};
+        for (const auto& [key, text] : {std::pair{"input", &item.input}, {"expected", &item.expected}, {"actual", &item.actual}})
+            if (!text->empty()) entry[key] = valid(*text);
+        cases.push_back(std::move(entry));
+    }
     return {{"task", valid(row.task)},
             {"provider", valid(row.provider)},
             {"model", valid(row.model)},

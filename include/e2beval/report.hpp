@@ -34,6 +34,7 @@ MetricsCollection load_metrics(const std::filesystem::path& directory);
 struct ReportCase {
     bool pass = false;
     std::string reason;
+    std::string input, expected, actual;  // when the source recorded them (expected versus actual in the HTML)
 };
 
 struct ReportRow {
@@ -50,6 +51,7 @@ struct ReportRow {
     std::string code;                  // extracted code, when the source recorded it
     std::string model_output;          // the model's raw answer (promptfoo's response.output)
     std::vector<std::string> findings; // "rule (severity) at LINE:COL: message"
+    std::map<std::size_t, std::string> flagged_lines;  // line of `code` (from 1) -> the findings on it
     std::string stdout_text;
     std::string stderr_text;
     std::vector<ReportCase> cases;     // per test case, when there were several

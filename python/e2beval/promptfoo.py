@@ -499,13 +499,15 @@ def _process_start_epoch(pid: int):
 
 def _metrics_extra(result: dict, execution: dict) -> dict:
     """The metrics file's ``extra``: the tutorial's fields, plus what the HTML report shows when a row is
-    expanded (code, findings, stdout/stderr excerpts, each case's reason)."""
+    expanded (code, findings, stdout/stderr excerpts, each case's reason, input, expected and actual)."""
     extra = {"reason": result["reason"], "score": result["score"], "outcome": execution.get("outcome", "not_run")}
     metadata = result.get("metadata") or {}
     for key in ("code", "language", "findings", "stdout", "stderr", "detail", "wall_time_s", "peak_memory_bytes"):
         if metadata.get(key) not in (None, "", []):
             extra[key] = metadata[key]
-    cases = [{"pass": case.get("pass"), "reason": case.get("reason")} for case in result.get("componentResults") or []]
+    cases = [{"pass": case.get("pass"), "reason": case.get("reason"),
+              **{key: (case.get("metadata") or {}).get(key, "") for key in ("input", "expected", "actual")}}
+             for case in result.get("componentResults") or []]
     if cases:
         extra["cases"] = cases
     return extra

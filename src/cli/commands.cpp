@@ -233,6 +233,29 @@ SuiteEntry suite_entry(const json::value& value, std::size_t index) {
     return entry;
 }
 
+// A metrics record's `extra`: the tutorial's {reason, score, outcome}, and what a report shows when the row
+// is opened (code, findings, each case's expected and actual, output excerpts; long texts cut).
+json::object metrics_extra(const Verdict& verdict, const std::string& reason) {
+    constexpr std::size_t kMaxText = 16 * 1024;
+    const auto cut = [](const std::string& text) {
+        return to_valid_utf8(text.size() <= kMaxText ? text : text.substr(0, kMaxText) + "\n[... cut at 16 KiB ...]");
+    };
+    json::object extra{{"reason", reason}, {"score", verdict.score},
+                       {"outcome", verdict.exec ? to_string(verdict.exec->outcome) : "not_run"}};
+    if (verdict.extraction) extra["code"] = cut(verdict.extraction->code);
+    if (!verdict.findings.empty()) extra["findings"] = to_json(verdict.findings);
+    if (verdict.exec) {
+        extra["stdout"] = cut(verdict.exec->stdout_data);
+        extra["stderr"] = cut(verdict.exec->stderr_data);
+    }
+    json::array cases;
+    for (const auto& item : verdict.cases)
+        cases.push_back(json::object{{"pass", item.passed}, {"reason", cut(item.reason)}, {"input", cut(item.input)},
+                                     {"expected", cut(item.expected)}, {"actual", cut(item.actual)}});
+    if (!cases.empty()) extra["cases"] = std::move(cases);
+    return extra;
+}
+
 std::vector<SuiteEntry> read_suite(const std::string& path) {
     const auto content = read_file(path, "suite");
     require_clean_text(content, "suite " + path);
@@ -428,8 +451,7 @@ int eval_command(const ParsedArgs& args) {
                 if (verdict && verdict->exec && verdict->exec->peak_memory_bytes)
                     record.memory_mb = static_cast<double>(*verdict->exec->peak_memory_bytes) / kMiB;
                 if (verdict)
-                    record.extra = json::object{{"reason", reason}, {"score", verdict->score},
-                                                {"outcome", verdict->exec ? to_string(verdict->exec->outcome) : "not_run"}};
+                    record.extra = metrics_extra(*verdict, reason);
                 else
                     record.extra = json::object{{"reason", reason}, {"score", 0.0}, {"outcome", "invalid_test"},
                                                 {"error", reason}};
@@ -643,7 +665,8 @@ const std::vector<Command>& commands() {
           "  md     the tutorial's table | task | provider | model | success | runtime_s |, then sections per\n"
           "         provider/model (pass@k when a task has several samples), per outcome and per failure\n"
           "  html   one self-contained page: summary, SVG charts (pass rate, runtime, memory, outcomes) and a\n"
-          "         table to sort and expand (code, findings, stdout/stderr, reason); no network needed\n"
+          "         table to sort, search and filter; a row opens full width (code with the flagged lines\n"
+          "         marked, expected vs actual, stdout/stderr); no network needed\n"
           "  json   {summary, rows}: one normalised document for scripts\n"
           "  junit  JUnit XML for CI: a testsuite per provider/model, a testcase per result\n"
           "A metrics directory keeps every run written into it (each promptfoo eval, each `e2beval eval`); the\n"

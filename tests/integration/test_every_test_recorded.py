@@ -85,6 +85,10 @@ def test_eval_suite_entries_that_are_invalid_are_error_rows(tmp_path: Path) -> N
     assert rows["no vars"]["outcome"] == "invalid_test" and "missing field `vars`" in rows["no vars"]["error"]
     assert "line 4 is not valid JSON" in rows["line-4"]["error"]
     assert "neither test_cases" in rows["bad vars"]["error"]
+    # An evaluated entry records what the HTML report shows when it is opened: code and expected vs actual.
+    assert rows["wrong"]["code"].startswith("def add(a, b):")
+    assert rows["wrong"]["cases"] == [{"pass": False, "reason": rows["wrong"]["cases"][0]["reason"], "input": "1, 2",
+                                       "expected": "4", "actual": "3"}]
     # The report `eval` wrote itself has every row, too.
     table = [line for line in (tmp_path / "promptfoo_report.md").read_text().splitlines() if line.startswith("|")]
     assert len(table) == 2 + len(lines)
