@@ -467,16 +467,7 @@ std::string describe_runs(const ReportData& data) {
 
 namespace {
 
-ReportData load_every_run(const std::filesystem::path& input);
-
-}  // namespace
-
-ReportData load_report_input(const std::filesystem::path& input, const RunSelection& selection) {
-    return select_runs(load_every_run(input), selection);
-}
-
-namespace {
-
+// Every row of a directory or file, of every run in it; load_report_input selects the runs.
 ReportData load_every_run(const std::filesystem::path& input) {
     std::error_code ec;
     if (std::filesystem::is_directory(input, ec)) return report_from_metrics(load_metrics(input), input.string());
@@ -519,6 +510,10 @@ ReportData load_every_run(const std::filesystem::path& input) {
 }
 
 }  // namespace
+
+ReportData load_report_input(const std::filesystem::path& input, const RunSelection& selection) {
+    return select_runs(load_every_run(input), selection);
+}
 
 // ---- summary ---------------------------------------------------------------------------------------------
 
