@@ -3,8 +3,11 @@
 #include "e2beval/metrics.hpp"
 
 #include <boost/json.hpp>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <random>
 
@@ -33,14 +36,32 @@ double now_epoch_seconds() {
     return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
+std::string make_process_run_id() {
+    if (const char* from_env = std::getenv("E2BEVAL_RUN_ID"); from_env && *from_env) return from_env;
+    // Readable (when it ran) and unique enough for one results directory (the pid tells apart runs that
+    // started in the same second).
+    const std::time_t now = std::time(nullptr);
+    std::tm parts{};
+    gmtime_r(&now, &parts);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &parts);
+    return "run-" + std::string(stamp) + "-" + std::to_string(static_cast<long long>(::getpid()));
+}
+
 }  // namespace
+
+const std::string& process_run_id() {
+    static const std::string id = make_process_run_id();
+    return id;
+}
 
 std::filesystem::path default_results_dir() {
     const char* from_env = std::getenv("PROMPTFOO_RESULTS_DIR");
     return from_env && *from_env ? std::filesystem::path(from_env) : std::filesystem::path(".promptfoo_results");
 }
 
-MetricsSink::MetricsSink(std::filesystem::path directory) : directory_(std::move(directory)) {}
+MetricsSink::MetricsSink(std::filesystem::path directory, std::string run_id)
+    : directory_(std::move(directory)), run_id_(std::move(run_id)) {}
 
 json::object to_json(const MetricsRecord& record) {
     json::object object;
@@ -52,6 +73,7 @@ json::object to_json(const MetricsRecord& record) {
     object["memory_mb"] = record.memory_mb ? json::value(*record.memory_mb) : json::value(nullptr);
     object["extra"] = record.extra;
     object["timestamp"] = record.timestamp == 0.0 ? now_epoch_seconds() : record.timestamp;
+    object["run_id"] = record.run_id.empty() ? json::value(nullptr) : json::value(record.run_id);
     return object;
 }
 
@@ -78,6 +100,7 @@ MetricsRecord metrics_from_json(const json::object& object) {
     record.memory_mb = number("memory_mb");
     if (const auto* extra = object.if_contains("extra")) record.extra = *extra;
     record.timestamp = number("timestamp").value_or(0.0);
+    record.run_id = text("run_id");
     return record;
 }
 
@@ -90,7 +113,9 @@ std::filesystem::path MetricsSink::write(const MetricsRecord& record) const {
     const auto temporary = directory_ / ("." + name + ".tmp");
     {
         std::ofstream out(temporary, std::ios::binary);
-        out << json::serialize(to_json(record)) << '\n';
+        auto object = to_json(record);
+        if (record.run_id.empty() && !run_id_.empty()) object["run_id"] = run_id_;
+        out << json::serialize(object) << '\n';
         if (!out) throw io_error("cannot write " + temporary.string());
     }
     std::filesystem::rename(temporary, final_path, ec);

@@ -80,6 +80,23 @@ std::string describe_finding(const json::value& finding) {
     return text;
 }
 
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+// One test case: its own fields, or (promptfoo's componentResults) those under its `metadata`.
+ReportCase case_from_json(const json::object& item, const std::string& reason) {
+    ReportCase result;
+    result.pass = bool_at(item, "pass").value_or(false);
+    result.reason = report_markup::excerpt(reason, kMaxLogBytes);
+    const auto* metadata = object_at(item, "metadata");
+    for (const auto* source : {&item, metadata}) {
+        if (!source) continue;
+        set_if_empty(result.input, string_at(*source, "input"), kMaxLogBytes);
+        set_if_empty(result.expected, string_at(*source, "expected"), kMaxLogBytes);
+        set_if_empty(result.actual, string_at(*source, "actual"), kMaxLogBytes);
+    }
+    return result;
+}
+
 // What an evaluation recorded about itself: the metrics file's `extra`, a GradingResult's `metadata`, or a
 // whole e2beval verdict ({reason, cases, findings, extraction: {code}, exec: {outcome, stdout, ...}}).
 // Fields already known are kept; returns the program's run time when the detail names one.
@@ -99,14 +116,22 @@ std::optional<double> absorb_detail(const json::object& detail, ReportRow& row) 
         else if (auto megabytes = number_at(detail, "memory_mb")) row.memory_mb = *megabytes;
     }
     if (const auto* findings = array_at(detail, "findings"); findings && row.findings.empty())
-        for (const auto& finding : *findings) row.findings.push_back(describe_finding(finding));
+        for (const auto& finding : *findings) {
+            row.findings.push_back(describe_finding(finding));
+            const auto line = finding.is_object() ? number_at(finding.get_object(), "line") : std::nullopt;
+            if (line && *line >= 1) {
+                auto& note = row.flagged_lines[static_cast<std::size_t>(*line)];
+                note += (note.empty() ? "" : "; ") + row.findings.back();
+            }
+        }
     if (const auto* cases = array_at(detail, "cases"); cases && row.cases.empty()) {
         for (const auto& item : *cases) {
             if (!item.is_object()) continue;
             const auto& object = item.get_object();
             std::string reason = string_at(object, "reason").value_or("");
-            if (auto input = string_at(object, "input"); input && !input->empty()) reason = *input + ": " + reason;
-            row.cases.push_back({bool_at(object, "pass").value_or(false), report_markup::excerpt(reason, kMaxLogBytes)});
+            if (auto input = string_at(object, "input"); input && !input->empty() && !starts_with(reason, *input + ": "))
+                reason = *input + ": " + reason;
+            row.cases.push_back(case_from_json(object, reason));
         }
     }
     if (const auto* extraction = object_at(detail, "extraction")) set_if_empty(row.code, string_at(*extraction, "code"), kMaxCodeBytes);
@@ -116,7 +141,6 @@ std::optional<double> absorb_detail(const json::object& detail, ReportRow& row) 
     return runtime_s;
 }
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 // One word per row for the outcome chart. The sandbox's own outcome when recorded; for code that never
 // ran, why not; without any record, what the reason's wording (the tutorial's) tells.
@@ -153,6 +177,7 @@ ReportRow row_from_metrics(const MetricsRecord& record) {
     row.runtime_s = record.runtime_s;
     row.memory_mb = record.memory_mb;
     row.timestamp = record.timestamp;
+    row.run_id = record.run_id.empty() ? std::string(kLegacyRunId) : to_valid_utf8(record.run_id);
     if (record.extra.is_object()) absorb_detail(record.extra.get_object(), row);
     else if (record.extra.is_string()) row.reason = to_valid_utf8(record.extra.get_string());
     row.outcome = classify_outcome(row);
@@ -217,8 +242,7 @@ ReportRow row_from_promptfoo(const json::object& result, bool several_prompts) {
             if (const auto* cases = array_at(*own, "componentResults"))
                 for (const auto& item : *cases)
                     if (item.is_object())
-                        row.cases.push_back({bool_at(item.get_object(), "pass").value_or(false),
-                                             report_markup::excerpt(string_at(item.get_object(), "reason").value_or(""), kMaxLogBytes)});
+                        row.cases.push_back(case_from_json(item.get_object(), string_at(item.get_object(), "reason").value_or("")));
         for (const auto* source : {own, grading}) {
             const auto* named = source ? object_at(*source, "namedScores") : nullptr;
             if (named && !runtime_s) runtime_s = number_at(*named, "runtime_s");
@@ -365,6 +389,10 @@ ReportData report_from_promptfoo(const json::value& document, std::string source
     ReportData data;
     data.kind = ReportSourceKind::promptfoo_output;
     data.source = std::move(source);
+    // One promptfoo output is one eval: its evalId names the run (the inner results object alone has none).
+    std::string run_id = "promptfoo";
+    if (document.is_object())
+        if (auto eval_id = string_at(document.get_object(), "evalId"); eval_id && !eval_id->empty()) run_id = *eval_id;
     std::set<double> prompts;
     for (const auto& item : *results)
         if (item.is_object()) prompts.insert(number_at(item.get_object(), "promptIdx").value_or(0));
@@ -376,11 +404,71 @@ ReportData report_from_promptfoo(const json::value& document, std::string source
             continue;
         }
         data.rows.push_back(row_from_promptfoo(item.get_object(), prompts.size() > 1));
+        data.rows.back().run_id = run_id;
     }
     return data;
 }
 
-ReportData load_report_input(const std::filesystem::path& input) {
+ReportData select_runs(ReportData data, const RunSelection& selection) {
+    std::map<std::string, RunInfo> by_id;
+    for (const auto& row : data.rows) {
+        auto& run = by_id[row.run_id];
+        run.id = row.run_id;
+        ++run.rows;
+        if (row.success) ++run.passed;
+        run.last_timestamp = std::max(run.last_timestamp, row.timestamp);
+    }
+    data.runs.clear();
+    for (auto& [id, run] : by_id) data.runs.push_back(std::move(run));
+    std::stable_sort(data.runs.begin(), data.runs.end(),
+                     [](const RunInfo& a, const RunInfo& b) { return a.last_timestamp > b.last_timestamp; });
+    data.selection = selection;
+    data.shown_runs.clear();
+    if (selection.mode == RunSelection::Mode::all || data.runs.empty()) {
+        for (const auto& run : data.runs) data.shown_runs.push_back(run.id);
+        return data;
+    }
+    std::string kept = data.runs.front().id;
+    if (selection.mode == RunSelection::Mode::one) {
+        if (!by_id.count(selection.run_id)) {
+            std::string known;
+            for (std::size_t i = 0; i < data.runs.size() && i < 10; ++i)
+                known += (i ? ", " : "") + data.runs[i].id + " (" + std::to_string(data.runs[i].rows) + " rows)";
+            if (data.runs.size() > 10) known += ", …";
+            throw input_error("no run '" + selection.run_id + "' in " + data.source + "; the runs there, newest first: " + known +
+                              " (or show them all with --all-runs)");
+        }
+        kept = selection.run_id;
+    }
+    std::erase_if(data.rows, [&](const ReportRow& row) { return row.run_id != kept; });
+    data.shown_runs.push_back(kept);
+    return data;
+}
+
+std::string describe_runs(const ReportData& data) {
+    if (data.runs.size() < 2) return {};
+    const auto count = std::to_string(data.runs.size());
+    if (data.selection.mode == RunSelection::Mode::all)
+        return "Showing all " + count + " runs of this source; pass@k counts samples within one run, never across runs.";
+    const std::string& shown = data.shown_runs.empty() ? std::string() : data.shown_runs.front();
+    std::string text = "Showing run " + shown + (data.selection.mode == RunSelection::Mode::latest ? ", the latest" : ", one") +
+                       " of " + count + " runs in this source; `e2beval report --run ID` shows another, `--all-runs` all of them. Other runs:";
+    std::size_t listed = 0;
+    for (const auto& run : data.runs) {
+        if (run.id == shown) continue;
+        if (listed++ == 5) {
+            text += " …";
+            break;
+        }
+        text += (listed > 1 ? ", " : " ") + run.id + " (" + std::to_string(run.passed) + " of " + std::to_string(run.rows) + " passed)";
+    }
+    return text + ".";
+}
+
+namespace {
+
+// Every row of a directory or file, of every run in it; load_report_input selects the runs.
+ReportData load_every_run(const std::filesystem::path& input) {
     std::error_code ec;
     if (std::filesystem::is_directory(input, ec)) return report_from_metrics(load_metrics(input), input.string());
     if (!std::filesystem::exists(input, ec))
@@ -421,12 +509,19 @@ ReportData load_report_input(const std::filesystem::path& input) {
     return data;
 }
 
+}  // namespace
+
+ReportData load_report_input(const std::filesystem::path& input, const RunSelection& selection) {
+    return select_runs(load_every_run(input), selection);
+}
+
 // ---- summary ---------------------------------------------------------------------------------------------
 
 ReportSummary summarize(const ReportData& data) {
     ReportSummary summary;
     std::map<std::pair<std::string, std::string>, std::size_t> group_index;
-    std::vector<std::map<std::string, std::pair<std::size_t, std::size_t>>> samples;  // per group: task -> (n, correct)
+    // per group: (run, task) -> (samples, correct); a task evaluated in two runs is two problems, not 2n samples
+    std::vector<std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::size_t>>> samples;
     const auto max_memory = [](std::optional<double>& into, const std::optional<double>& value) {
         if (value && (!into || *value > *into)) into = value;
     };
@@ -457,7 +552,7 @@ ReportSummary summarize(const ReportData& data) {
         group.runtime_total_s += row.runtime_s;
         group.runtime_max_s = std::max(group.runtime_max_s, row.runtime_s);
         max_memory(group.memory_max_mb, row.memory_mb);
-        auto& task = samples[found->second][row.task];
+        auto& task = samples[found->second][{row.run_id, row.task}];
         ++task.first;
         if (row.success) ++task.second;
     }
@@ -535,6 +630,7 @@ std::string render_markdown(const ReportData& data) {
     if (summary.errors) out << "; " << summary.errors << " error(s)";
     if (!data.skipped.empty()) out << "; " << data.skipped.size() << " file(s) skipped (not metrics)";
     out << "\n";
+    if (const auto runs = describe_runs(data); !runs.empty()) out << "\n" << inline_text(runs, 2000) << "\n";
     if (data.rows.empty()) return out.str();
 
     // Everything after the table is lists, never tables: scripts that collect the lines starting with '|'
@@ -601,7 +697,12 @@ json::object group_to_json(const GroupSummary& group) {
 json::object row_to_json(const ReportRow& row) {
     json::array findings, cases;
     for (const auto& finding : row.findings) findings.emplace_back(valid(finding));
-    for (const auto& item : row.cases) cases.push_back(json::object{{"pass", item.pass}, {"reason", valid(item.reason)}});
+    for (const auto& item : row.cases) {
+        json::object entry{{"pass", item.pass}, {"reason", valid(item.reason)}};
+        for (const auto& [key, text] : {std::pair{"input", &item.input}, {"expected", &item.expected}, {"actual", &item.actual}})
+            if (!text->empty()) entry[key] = valid(*text);
+        cases.push_back(std::move(entry));
+    }
     return {{"task", valid(row.task)},
             {"provider", valid(row.provider)},
             {"model", valid(row.model)},
@@ -618,7 +719,8 @@ json::object row_to_json(const ReportRow& row) {
             {"stdout", valid(row.stdout_text)},
             {"stderr", valid(row.stderr_text)},
             {"cases", std::move(cases)},
-            {"timestamp", row.timestamp == 0.0 ? json::value(nullptr) : json::value(row.timestamp)}};
+            {"timestamp", row.timestamp == 0.0 ? json::value(nullptr) : json::value(row.timestamp)},
+            {"run_id", valid(row.run_id)}};
 }
 
 }  // namespace
@@ -631,6 +733,14 @@ json::object report_to_json(const ReportData& data) {
     for (const auto& item : data.skipped) skipped.emplace_back(valid(item));
     json::object outcomes;
     for (const auto& [outcome, count] : summary.outcomes) outcomes[valid(outcome)] = {{"passed", count.passed}, {"failed", count.failed}};
+    json::array runs, shown;
+    for (const auto& run : data.runs)
+        runs.push_back(json::object{{"id", valid(run.id)}, {"rows", run.rows}, {"passed", run.passed},
+                                    {"last_timestamp", run.last_timestamp == 0.0 ? json::value(nullptr) : json::value(run.last_timestamp)}});
+    for (const auto& id : data.shown_runs) shown.emplace_back(valid(id));
+    const char* selection = data.selection.mode == RunSelection::Mode::latest ? "latest"
+                            : data.selection.mode == RunSelection::Mode::one  ? "one"
+                                                                               : "all";
     return {{"format", "e2beval-report"},
             {"version", 1},
             {"source", {{"kind", to_string(data.kind)}, {"path", valid(data.source)}}},
@@ -644,6 +754,7 @@ json::object report_to_json(const ReportData& data) {
               {"peak_memory_mb", optional_number(summary.memory_max_mb)},
               {"groups", std::move(groups)},
               {"outcomes", std::move(outcomes)}}},
+            {"runs", {{"selection", selection}, {"shown", std::move(shown)}, {"available", std::move(runs)}}},
             {"rows", std::move(rows)},
             {"skipped", std::move(skipped)}};
 }
@@ -691,14 +802,16 @@ void write_text_file(const std::filesystem::path& output, const std::string& tex
 
 }  // namespace
 
-std::size_t write_report(const std::filesystem::path& input, const std::filesystem::path& output, ReportFormat format) {
-    const auto data = load_report_input(input);
+std::size_t write_report(const std::filesystem::path& input, const std::filesystem::path& output, ReportFormat format,
+                         const RunSelection& selection) {
+    const auto data = load_report_input(input, selection);
     write_text_file(output, render_report(data, format));
     return data.rows.size();
 }
 
-std::size_t write_markdown_report(const std::filesystem::path& results_dir, const std::filesystem::path& output) {
-    const auto data = report_from_metrics(load_metrics(results_dir), results_dir.string());
+std::size_t write_markdown_report(const std::filesystem::path& results_dir, const std::filesystem::path& output,
+                                  const RunSelection& selection) {
+    const auto data = select_runs(report_from_metrics(load_metrics(results_dir), results_dir.string()), selection);
     write_text_file(output, render_markdown(data));
     return data.rows.size();
 }

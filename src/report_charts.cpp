@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "report_markup.hpp"
@@ -87,32 +88,78 @@ std::string horizontal_bars(std::string_view aria_label, const std::vector<Bar>&
     return svg.str();
 }
 
+namespace {
+
+// Values spread over at least this factor get logarithmic bins (see make_histogram).
+constexpr double kLogarithmicSpread = 20.0;
+
+// The 1-2-5 series from its largest member <= low to its smallest member > high; the 1-3 series, then whole
+// decades, when that gives more than `max_bins` bins.
+std::vector<double> logarithmic_edges(double low, double high, std::size_t max_bins) {
+    const std::vector<std::vector<double>> series = {{1, 2, 5}, {1, 3}, {1}};
+    std::vector<double> edges;
+    for (const auto& multiples : series) {
+        edges.clear();
+        const auto reaches_high = [&] {
+            for (int exponent = static_cast<int>(std::floor(std::log10(low))) - 1;; ++exponent)
+                for (const double multiple : multiples) {
+                    const double edge = multiple * std::pow(10.0, exponent);
+                    if (edge <= low * (1 + 1e-9)) {
+                        edges.assign(1, edge);  // only the largest member <= low is kept
+                        continue;
+                    }
+                    edges.push_back(edge);
+                    if (edge > high) return;
+                }
+        };
+        reaches_high();
+        if (edges.size() - 1 <= max_bins) break;
+    }
+    return edges;
+}
+
+}  // namespace
+
 Histogram make_histogram(const std::vector<std::pair<double, bool>>& values, std::size_t max_bins) {
     Histogram histogram;
     if (values.empty() || max_bins == 0) return histogram;
     double low = values.front().first, high = low;
+    std::optional<double> smallest_positive;
     for (const auto& [value, passed] : values) {
         low = std::min(low, value);
         high = std::max(high, value);
+        if (value > 0 && (!smallest_positive || value < *smallest_positive)) smallest_positive = value;
     }
-    if (high - low < 1e-12) {  // all the same: a small window around the value
-        const double pad = std::max(std::fabs(low) * 0.05, 0.001);
-        low = low >= 0 ? std::max(0.0, low - pad) : low - pad;
-        high += pad;
+    if (low >= 0 && smallest_positive && high / *smallest_positive >= kLogarithmicSpread) {
+        histogram.logarithmic = true;
+        histogram.edges = logarithmic_edges(*smallest_positive, high, max_bins);
+        if (low == 0) histogram.edges.insert(histogram.edges.begin(), 0.0);
+    } else {
+        if (high - low < 1e-12) {  // all the same: a small window around the value
+            const double pad = std::max(std::fabs(low) * 0.05, 0.001);
+            low = low >= 0 ? std::max(0.0, low - pad) : low - pad;
+            high += pad;
+        }
+        const double step = nice_step((high - low) / static_cast<double>(max_bins));
+        const double start = std::floor(low / step) * step;
+        auto bins = static_cast<std::size_t>(std::ceil((high - start) / step - 1e-9));
+        bins = std::clamp<std::size_t>(bins, 1, max_bins + 1);
+        for (std::size_t i = 0; i <= bins; ++i) histogram.edges.push_back(start + step * static_cast<double>(i));
+        // Labels of a fixed-width axis share their decimals (0.5, 1.0, 1.5).
+        for (const double edge : histogram.edges) histogram.labels.push_back(fixed(edge, decimals_for(step)));
     }
-    const double step = nice_step((high - low) / static_cast<double>(max_bins));
-    const double start = std::floor(low / step) * step;
-    auto bins = static_cast<std::size_t>(std::ceil((high - start) / step - 1e-9));
-    bins = std::clamp<std::size_t>(bins, 1, max_bins + 1);
-    for (std::size_t i = 0; i <= bins; ++i) histogram.edges.push_back(start + step * static_cast<double>(i));
+    if (histogram.logarithmic)
+        for (const double edge : histogram.edges) histogram.labels.push_back(fixed(edge, decimals_for(edge)));
+    const std::size_t bins = histogram.edges.size() - 1;
     histogram.passed.assign(bins, 0);
     histogram.failed.assign(bins, 0);
     for (const auto& [value, passed] : values) {
-        const double position = std::floor((value - start) / step + 1e-9);
-        const auto bin = static_cast<std::size_t>(std::clamp(position, 0.0, static_cast<double>(bins - 1)));
+        // The bin whose [lower, upper) holds the value; the top value goes into the last bin.
+        const auto upper = std::upper_bound(histogram.edges.begin(), histogram.edges.end(), value * (1 + 1e-12));
+        const auto position = static_cast<std::ptrdiff_t>(upper - histogram.edges.begin()) - 1;
+        const auto bin = static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(position, 0, static_cast<std::ptrdiff_t>(bins) - 1));
         (passed ? histogram.passed : histogram.failed)[bin] += 1;
     }
-    histogram.decimals = decimals_for(step);
     return histogram;
 }
 
@@ -143,8 +190,7 @@ std::string histogram_chart(std::string_view aria_label, std::string_view axis_t
             const double x = kLeft + bin_width * static_cast<double>(i) + 1;
             const double passed_height = plot_height * static_cast<double>(histogram.passed[i]) / count_max;
             const double failed_height = plot_height * static_cast<double>(histogram.failed[i]) / count_max;
-            const std::string range = fixed(histogram.edges[i], histogram.decimals) + "–" +
-                                      fixed(histogram.edges[i + 1], histogram.decimals) + " " + std::string(axis_title);
+            const std::string range = histogram.labels[i] + "–" + histogram.labels[i + 1] + " " + std::string(axis_title);
             svg << "<g><title>" << escape(range + ": " + std::to_string(histogram.passed[i]) + " passed, " +
                                           std::to_string(histogram.failed[i]) + " failed")
                 << "</title>";
@@ -159,13 +205,13 @@ std::string histogram_chart(std::string_view aria_label, std::string_view axis_t
         for (std::size_t i = 0; i <= bins; i += label_every) {
             const double x = kLeft + bin_width * static_cast<double>(i);
             svg << "<text x=\"" << px(x) << "\" y=\"" << px(plot_bottom + 16) << "\" text-anchor=\"middle\" fill=\"" << kMutedColor
-                << "\">" << fixed(histogram.edges[i], histogram.decimals) << "</text>";
+                << "\">" << histogram.labels[i] << "</text>";
         }
     }
     svg << "<line x1=\"" << kLeft << "\" y1=\"" << px(plot_bottom) << "\" x2=\"" << kLeft + plot_width << "\" y2=\""
         << px(plot_bottom) << "\" stroke=\"" << kMutedColor << "\" stroke-width=\"1\"/>\n";
     svg << "<text x=\"" << px(kLeft + plot_width / 2) << "\" y=\"" << kHeight - 8 << "\" text-anchor=\"middle\" fill=\""
-        << kTextColor << "\">" << escape(axis_title) << "</text>\n";
+        << kTextColor << "\">" << escape(axis_title) << (histogram.logarithmic ? ", logarithmic bins" : "") << "</text>\n";
     svg << "</svg>\n";
     return svg.str();
 }

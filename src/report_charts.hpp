@@ -37,11 +37,15 @@ struct Histogram {
     std::vector<double> edges;           // bins + 1 boundaries
     std::vector<std::size_t> passed;     // per bin
     std::vector<std::size_t> failed;     // per bin
-    int decimals = 0;                    // for the edge labels
+    std::vector<std::string> labels;     // one per edge, as few decimals as each needs
+    bool logarithmic = false;            // edges grow by 1-2-5 steps instead of a fixed width
 };
 
-// Equal-width bins with a "nice" width (1, 2, 2.5 or 5 times a power of ten), at most `max_bins`.
-// Each value is (measurement, passed). Empty input gives no bins.
+// Bins chosen from the data, at most `max_bins` (+1). Values spread over less than a factor of 20 get
+// equal-width bins with a "nice" width (1, 2, 2.5 or 5 times a power of ten). Values spread wider — a few
+// fast runs and one that hit a 10 s timeout — get logarithmic bins on the 1-2-5 series (0.01, 0.02, 0.05,
+// 0.1, ...), so the fast ones spread over several bars instead of sharing the first one; a first edge of 0
+// holds zeros (code that never ran). Each value is (measurement, passed). Empty input gives no bins.
 Histogram make_histogram(const std::vector<std::pair<double, bool>>& values, std::size_t max_bins);
 
 // Vertical stacked bars (passed below, failed above) with count and value axes.

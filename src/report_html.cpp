@@ -43,44 +43,60 @@ th, td { border-bottom: 1px solid #d0d7de; padding: 5px 8px; text-align: left; v
 th { background: #f6f8fa; cursor: pointer; user-select: none; white-space: nowrap; }
 th[aria-sort="ascending"]::after { content: " \25B2"; } th[aria-sort="descending"]::after { content: " \25BC"; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.details { max-width: 460px; overflow-wrap: anywhere; }
+td.reason { overflow-wrap: anywhere; min-width: 240px; }
 td.name { white-space: nowrap; }
+tbody.result > tr.main { cursor: pointer; } tbody.result > tr.main:hover { background: #f6f8fa; }
+tbody.result.open > tr.main { background: #eef4fb; }
+tr.detail > td { background: #fbfcfd; padding: 10px 16px 14px; border-bottom: 2px solid #d0d7de; }
+button.toggle { font: inherit; font-size: 12px; color: #0969da; background: none; border: 1px solid #d0d7de; border-radius: 4px;
+                padding: 0 6px; margin-left: 6px; cursor: pointer; white-space: nowrap; }
+.logs { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 12px; }
+table.cases { width: auto; max-width: 100%; margin: 4px 0 8px; } table.cases td, table.cases th { font-size: 12px; cursor: default; }
+table.cases td.case-text { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 420px; }
+pre.code { padding: 8px 0; } pre.code .line { display: block; padding: 0 8px 0 0; }
+pre.code .ln { display: inline-block; width: 3.5em; padding-right: 8px; text-align: right; color: #8c959f; user-select: none; }
+pre.code .line.flagged { background: #ffebe9; box-shadow: inset 3px 0 0 #cf222e; }
+pre.code .flag-note { display: block; margin-left: 4.2em; color: #a40e26; font-family: system-ui, sans-serif; }
 .badge { display: inline-block; padding: 0 8px; border-radius: 10px; color: #fff; font-weight: 600; font-size: 12px; }
 .badge.pass { background: #2da44e; } .badge.fail { background: #cf222e; } .badge.error { background: #bf8700; }
-summary { cursor: pointer; }
 pre { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; white-space: pre-wrap;
       overflow-wrap: anywhere; max-height: 320px; overflow: auto; font-size: 12px; margin: 4px 0 8px; }
 .detail-label { font-weight: 600; margin-top: 6px; }
 ul.cases { margin: 4px 0; padding-left: 18px; } li.pass::marker { color: #2da44e; } li.fail::marker { color: #cf222e; }
-table.failures-only tr.passed { display: none; }
-.controls { margin: 0 0 8px; color: #57606a; }
-@media (max-width: 900px) { .charts { grid-template-columns: minmax(0, 1fr); } }
+tbody[hidden] { display: none; }
+.controls { margin: 0 0 8px; color: #57606a; display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; }
+.controls input[type=search] { width: 260px; font: inherit; padding: 2px 6px; } .controls select { font: inherit; }
+@media (max-width: 900px) { .charts, .logs { grid-template-columns: minmax(0, 1fr); } }
 )css";
 
-// Sorting by a click (or Enter) on a header, and a "failures only" filter. Cells sort by data-sort when present.
+// Sorting by a click (or Enter) on a header; in the results table each result is a <tbody> (its row and its
+// detail row) and moves as one. Opening a result's details, and filtering by text, outcome and failures.
+// Cells sort by data-sort when present.
 constexpr std::string_view kScript = R"js(
 (function () {
+  var each = function (list, f) { Array.prototype.forEach.call(list, f); };
   function key(row, column, numeric) {
     var cell = row.cells[column];
     var value = cell.hasAttribute('data-sort') ? cell.getAttribute('data-sort') : cell.textContent.trim();
     return numeric ? parseFloat(value) : value.toLowerCase();
   }
-  Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), function (table) {
+  each(document.querySelectorAll('table.sortable'), function (table) {
     var headers = table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(headers, function (th, column) {
+    var grouped = table.classList.contains('grouped');
+    each(headers, function (th, column) {
       function sort() {
         var ascending = th.getAttribute('aria-sort') !== 'ascending';
-        Array.prototype.forEach.call(headers, function (other) { other.removeAttribute('aria-sort'); });
+        each(headers, function (other) { other.removeAttribute('aria-sort'); });
         th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
         var numeric = th.getAttribute('data-type') === 'number';
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = key(a, column, numeric), y = key(b, column, numeric);
+        var parent = grouped ? table : table.tBodies[0];
+        var items = Array.prototype.slice.call(grouped ? table.tBodies : table.tBodies[0].rows);
+        items.sort(function (a, b) {
+          var x = key(grouped ? a.rows[0] : a, column, numeric), y = key(grouped ? b.rows[0] : b, column, numeric);
           var order = x < y ? -1 : (x > y ? 1 : 0);
           return ascending ? order : -order;
         });
-        rows.forEach(function (row) { body.appendChild(row); });
+        items.forEach(function (item) { parent.appendChild(item); });
       }
       th.tabIndex = 0;
       th.addEventListener('click', sort);
@@ -90,9 +106,42 @@ constexpr std::string_view kScript = R"js(
     });
     table.setAttribute('data-sortable', 'ready');
   });
-  var filter = document.getElementById('failures-only');
   var results = document.getElementById('results');
-  if (filter && results) filter.addEventListener('change', function () { results.classList.toggle('failures-only', filter.checked); });
+  if (!results) return;
+  each(results.tBodies, function (body) {
+    var button = body.querySelector('button.toggle'), detail = body.rows[1];
+    function toggle() {
+      var open = detail.hidden;
+      detail.hidden = !open;
+      body.classList.toggle('open', open);
+      button.setAttribute('aria-expanded', open ? 'true' : 'false');
+      button.textContent = open ? 'hide' : 'details';
+    }
+    body.rows[0].addEventListener('click', function (event) {
+      if (event.target.closest('button') !== button && window.getSelection().toString()) return;  // selecting text
+      toggle();
+    });
+    button.addEventListener('click', function (event) { event.stopPropagation(); toggle(); });
+  });
+  var search = document.getElementById('search'), outcome = document.getElementById('outcome-filter');
+  var failures = document.getElementById('failures-only'), count = document.getElementById('shown-count');
+  function filter() {
+    var words = search.value.toLowerCase().split(/\s+/).filter(Boolean), shown = 0;
+    each(results.tBodies, function (body) {
+      var text = body.getAttribute('data-text') || body.textContent.toLowerCase();
+      body.setAttribute('data-text', text);
+      var visible = (!failures.checked || body.classList.contains('failed')) &&
+                    (!outcome.value || body.getAttribute('data-outcome') === outcome.value) &&
+                    words.every(function (word) { return text.indexOf(word) >= 0; });
+      body.hidden = !visible;
+      if (visible) shown += 1;
+    });
+    count.textContent = shown + ' of ' + results.tBodies.length + ' shown';
+  }
+  search.addEventListener('input', filter);
+  outcome.addEventListener('change', filter);
+  failures.addEventListener('change', filter);
+  results.setAttribute('data-filters', 'ready');
 })();
 )js";
 
@@ -158,28 +207,81 @@ std::string pre_block(std::string_view label, const std::string& text) {
     return "<div class=\"detail-label\">" + escape(label) + "</div><pre>" + escape(text) + "</pre>";
 }
 
-std::string row_details(const ReportRow& row) {
-    std::string html = "<details><summary>" + escape(report_markup::first_line(row.error.empty() ? row.reason : row.error, 120)) +
-                       "</summary>";
-    html += pre_block("reason", row.reason);
-    if (!row.error.empty() && row.error != row.reason) html += pre_block("error", row.error);
-    if (!row.cases.empty()) {
-        html += "<div class=\"detail-label\">test cases</div><ul class=\"cases\">";
+// The code with line numbers; the lines the scanner flagged are marked, with what it found there.
+std::string code_block(const ReportRow& row) {
+    if (row.code.empty()) return {};
+    std::string html = "<div class=\"detail-label\">code";
+    if (!row.flagged_lines.empty()) html += " (lines the scanner flagged are marked)";
+    html += "</div><pre class=\"code\">";
+    std::size_t number = 0, start = 0;
+    const std::string_view code = row.code;
+    while (start <= code.size()) {
+        auto end = code.find('\n', start);
+        if (end == std::string_view::npos) end = code.size();
+        if (end == code.size() && start == end && number > 0) break;  // no empty line after a final newline
+        ++number;
+        const auto flag = row.flagged_lines.find(number);
+        html += std::string("<span class=\"line") + (flag != row.flagged_lines.end() ? " flagged" : "") + "\"><span class=\"ln\">" +
+                std::to_string(number) + "</span>" + escape(code.substr(start, end - start));
+        if (flag != row.flagged_lines.end()) html += "<span class=\"flag-note\">&#9650; " + escape(flag->second) + "</span>";
+        html += "</span>";
+        start = end + 1;
+    }
+    return html + "</pre>";
+}
+
+std::string cases_block(const ReportRow& row) {
+    if (row.cases.empty()) return {};
+    const bool compared = std::any_of(row.cases.begin(), row.cases.end(),
+                                      [](const ReportCase& item) { return !item.expected.empty() || !item.actual.empty(); });
+    std::string html = "<div class=\"detail-label\">test cases</div>";
+    if (!compared) {
+        html += "<ul class=\"cases\">";
         for (const auto& item : row.cases)
             html += std::string("<li class=\"") + (item.pass ? "pass" : "fail") + "\">" + (item.pass ? "PASS " : "FAIL ") +
                     escape(item.reason) + "</li>";
-        html += "</ul>";
+        return html + "</ul>";
     }
-    if (!row.findings.empty()) {
+    // Expected versus actual, side by side: what a user compares first when a case fails.
+    html += "<table class=\"cases\"><thead><tr><th>case</th><th>input</th><th>expected</th><th>actual</th></tr></thead><tbody>";
+    for (const auto& item : row.cases)
+        html += std::string("<tr><td><span class=\"badge ") + (item.pass ? "pass\">PASS" : "fail\">FAIL") + "</span></td>" +
+                "<td class=\"case-text\">" + escape(item.input) + "</td><td class=\"case-text\">" + escape(item.expected) +
+                "</td><td class=\"case-text\">" + escape(item.actual.empty() && !item.pass ? item.reason : item.actual) + "</td></tr>";
+    return html + "</tbody></table>";
+}
+
+// The text shown in the row itself; the details repeat the reason only when this cut it.
+constexpr std::size_t kRowReasonChars = 300;
+const std::string& row_reason(const ReportRow& row) { return row.error.empty() ? row.reason : row.error; }
+
+std::string row_details(const ReportRow& row) {
+    std::string html;
+    const auto& shown = row_reason(row);
+    if (report_markup::first_line(shown, kRowReasonChars) != shown) html += pre_block(row.error.empty() ? "reason" : "error", shown);
+    if (!row.error.empty() && row.reason != row.error) html += pre_block("reason", row.reason);
+    html += cases_block(row);
+    // Findings marked on their line of the code are not listed again; the others (no line, no code) are.
+    std::vector<std::string> unmarked;
+    for (const auto& finding : row.findings) {
+        const bool marked = !row.code.empty() && std::any_of(row.flagged_lines.begin(), row.flagged_lines.end(), [&](const auto& line) {
+            return line.second.find(finding) != std::string::npos;
+        });
+        if (!marked) unmarked.push_back(finding);
+    }
+    if (!unmarked.empty()) {
         html += "<div class=\"detail-label\">scanner findings</div><ul>";
-        for (const auto& finding : row.findings) html += "<li>" + escape(finding) + "</li>";
+        for (const auto& finding : unmarked) html += "<li>" + escape(finding) + "</li>";
         html += "</ul>";
     }
-    html += pre_block("code", row.code);
-    html += pre_block("stdout", row.stdout_text);
-    html += pre_block("stderr", row.stderr_text);
+    html += code_block(row);
+    if (!row.stdout_text.empty() || !row.stderr_text.empty())
+        html += "<div class=\"logs\"><div>" + (row.stdout_text.empty() ? "<div class=\"detail-label\">stdout</div><pre>(empty)</pre>" : pre_block("stdout", row.stdout_text)) +
+                "</div><div>" + (row.stderr_text.empty() ? "<div class=\"detail-label\">stderr</div><pre>(empty)</pre>" : pre_block("stderr", row.stderr_text)) +
+                "</div></div>";
     html += pre_block("model output", row.model_output);
-    return html + "</details>";
+    if (html.empty()) html = "<div class=\"note\">The source recorded nothing more about this result.</div>";
+    return html;
 }
 
 std::string charts_section(const ReportData& data, const ReportSummary& summary) {
@@ -281,19 +383,29 @@ std::string groups_section(const ReportSummary& summary) {
     return html.str();
 }
 
-std::string results_section(const ReportData& data) {
+std::string results_section(const ReportData& data, const ReportSummary& summary) {
+    constexpr int kColumns = 10;
     std::ostringstream html;
-    html << "<h2>Results</h2>\n<div class=\"controls\"><label><input type=\"checkbox\" id=\"failures-only\"> show failures "
-            "only</label> · click a column header to sort, a reason to see code, findings and logs</div>\n";
-    html << "<table class=\"sortable\" id=\"results\"><thead><tr><th data-type=\"number\">#</th><th>task</th><th>provider</th>"
+    html << "<h2>Results</h2>\n<div class=\"controls\"><label>search <input type=\"search\" id=\"search\" "
+            "placeholder=\"task, reason, code, output…\"></label><label>outcome <select id=\"outcome-filter\">"
+            "<option value=\"\">all outcomes</option>";
+    for (const auto& [outcome, count] : summary.outcomes)
+        html << "<option value=\"" << escape(outcome) << "\">" << escape(outcome) << " (" << count.passed + count.failed << ")</option>";
+    html << "</select></label><label><input type=\"checkbox\" id=\"failures-only\"> show failures only</label>"
+         << "<span id=\"shown-count\">" << data.rows.size() << " of " << data.rows.size() << " shown</span>"
+         << "<span>click a header to sort, a row to open its details</span></div>\n";
+    html << "<table class=\"sortable grouped\" id=\"results\"><thead><tr><th data-type=\"number\">#</th><th>task</th><th>provider</th>"
             "<th>model</th><th>result</th><th data-type=\"number\">score</th><th>outcome</th>"
-            "<th data-type=\"number\">runtime (s)</th><th data-type=\"number\">memory (MB)</th><th>reason and details</th>"
-            "</tr></thead><tbody>\n";
+            "<th data-type=\"number\">runtime (s)</th><th data-type=\"number\">memory (MB)</th><th>reason</th>"
+            "</tr></thead>\n";
     std::size_t index = 0;
     for (const auto& row : data.rows) {
         ++index;
         const std::string result = row.success ? "pass" : (row.error.empty() ? "fail" : "error");
-        html << "<tr class=\"" << (row.success ? "passed" : "failed") << "\">"
+        const std::string detail_id = "detail-" + std::to_string(index);
+        // One <tbody> per result: its row and, full width below it, its details; sorting moves both together.
+        html << "<tbody class=\"result " << (row.success ? "passed" : "failed") << "\" data-outcome=\""
+             << escape(row.outcome.empty() ? "unknown" : row.outcome) << "\"><tr class=\"main\">"
              << numeric_cell(static_cast<double>(index), std::to_string(index)) << text_cell(row.task) << name_cell(row.provider)
              << name_cell(row.model) << "<td data-sort=\"" << (row.success ? 2 : row.error.empty() ? 0 : 1)
              << "\"><span class=\"badge " << result << "\">" << (row.success ? "PASS" : row.error.empty() ? "FAIL" : "ERROR")
@@ -301,9 +413,12 @@ std::string results_section(const ReportData& data) {
              << numeric_cell(row.score.value_or(-1), row.score ? fixed(*row.score, 2) : "–") << text_cell(row.outcome)
              << numeric_cell(row.runtime_s, fixed(row.runtime_s, 3))
              << numeric_cell(row.memory_mb.value_or(-1), row.memory_mb ? fixed(*row.memory_mb, 1) : "–")
-             << "<td class=\"details\">" << row_details(row) << "</td></tr>\n";
+             << "<td class=\"reason\">" << escape(report_markup::first_line(row_reason(row), kRowReasonChars))
+             << "<button type=\"button\" class=\"toggle\" aria-expanded=\"false\" aria-controls=\"" << detail_id
+             << "\">details</button></td></tr>\n<tr class=\"detail\" id=\"" << detail_id << "\" hidden><td colspan=\"" << kColumns
+             << "\">" << row_details(row) << "</td></tr></tbody>\n";
     }
-    html << "</tbody></table>\n";
+    html << "</table>\n";
     if (data.rows.empty()) html << "<p class=\"note\">No results in this source.</p>\n";
     return html.str();
 }
@@ -323,6 +438,8 @@ std::string render_html(const ReportData& data) {
          << "<style>" << kStyle << "</style>\n</head>\n<body>\n";
     html << "<h1>e2beval report</h1>\n<p class=\"source\">" << escape(source_description(data)) << " <code>"
          << escape(data.source) << "</code> · generated " << escape(utc_now()) << "</p>\n";
+    if (const auto runs = describe_runs(data); !runs.empty())
+        html << "<p class=\"source\" id=\"runs\">" << escape(runs) << "</p>\n";
 
     html << "<section class=\"summary\" id=\"summary\">" << report_charts::donut(summary.passed, summary.failed, summary.errors)
          << "<div class=\"cards\">" << card("", percent(summary.pass_rate()), "pass rate")
@@ -336,7 +453,7 @@ std::string render_html(const ReportData& data) {
 
     html << charts_section(data, summary);
     html << groups_section(summary);
-    html << results_section(data);
+    html << results_section(data, summary);
     if (!data.skipped.empty()) {
         html << "<h2>Skipped inputs</h2>\n<ul>";
         for (const auto& skipped : data.skipped) html << "<li>" << escape(skipped) << "</li>";

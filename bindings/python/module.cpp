@@ -259,12 +259,23 @@ ReportFormat report_format(const std::string& name) {
     return *format;
 }
 
-std::size_t write_report_file(const std::string& input, const std::string& output, const std::string& format) {
-    return write_report(input.empty() ? default_results_dir() : std::filesystem::path(input), output, report_format(format));
+// `run`: a run id, or empty for the latest run (every run when `all_runs`).
+RunSelection run_selection(const std::string& run, bool all_runs) {
+    if (!run.empty() && all_runs) throw input_error("give run=ID or all_runs=True, not both");
+    if (!run.empty()) return RunSelection::one(run);
+    return all_runs ? RunSelection::all() : RunSelection::latest();
 }
 
-std::string render_report_text(const std::string& input, const std::string& format) {
-    return render_report(load_report_input(input.empty() ? default_results_dir() : std::filesystem::path(input)), report_format(format));
+std::size_t write_report_file(const std::string& input, const std::string& output, const std::string& format,
+                              const std::string& run, bool all_runs) {
+    return write_report(input.empty() ? default_results_dir() : std::filesystem::path(input), output, report_format(format),
+                        run_selection(run, all_runs));
+}
+
+std::string render_report_text(const std::string& input, const std::string& format, const std::string& run, bool all_runs) {
+    return render_report(load_report_input(input.empty() ? default_results_dir() : std::filesystem::path(input),
+                                           run_selection(run, all_runs)),
+                         report_format(format));
 }
 
 }  // namespace
@@ -340,7 +351,9 @@ PYBIND11_MODULE(_core, m) {
     m.def("pool_info", &pool_info_json, py::arg("python_json"), py::arg("python_executable"), release);
     m.def("doctor", &doctor_json, py::arg("python_json"), py::arg("python_executable"), release);
     m.def("write_metrics", &write_metrics_json, py::arg("record_json"), py::arg("directory"), release);
-    m.def("write_report", &write_report_file, py::arg("input"), py::arg("output"), py::arg("format"), release);
-    m.def("render_report", &render_report_text, py::arg("input"), py::arg("format"), release);
+    m.def("write_report", &write_report_file, py::arg("input"), py::arg("output"), py::arg("format"), py::arg("run") = "",
+          py::arg("all_runs") = false, release);
+    m.def("render_report", &render_report_text, py::arg("input"), py::arg("format"), py::arg("run") = "",
+          py::arg("all_runs") = false, release);
     e2beval::python::bind_sessions(m);
 }

@@ -21,11 +21,14 @@ def write_metrics(
     extra: Optional[dict] = None,
     *,
     results_dir: Optional[str] = None,
+    run_id: Optional[str] = None,
 ) -> str:
     """Write ``metrics_<uuid4 hex>.json`` and return its path.
 
     Fields: task_id, provider, model, success, runtime_s, memory_mb, extra, timestamp (epoch seconds).
-    ``results_dir`` defaults to $PROMPTFOO_RESULTS_DIR, else ``.promptfoo_results``.
+    ``results_dir`` defaults to $PROMPTFOO_RESULTS_DIR, else ``.promptfoo_results``. The record also carries
+    ``run_id``, the run that wrote it: ``run_id`` when given, else $E2BEVAL_RUN_ID, else one id per process;
+    reports show one run at a time, so re-running a script does not turn its results into extra samples.
     """
     record = {
         "task_id": str(task_id),
@@ -36,6 +39,8 @@ def write_metrics(
         "memory_mb": None if memory_mb is None else float(memory_mb),
         "extra": extra,
     }
+    if run_id:
+        record["run_id"] = str(run_id)
     return _core.write_metrics(json.dumps(record, default=str), results_dir or "")
 
 

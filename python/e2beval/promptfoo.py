@@ -8,7 +8,9 @@ Options go under the assertion's (or the provider's) ``config:``; docs/promptfoo
 from __future__ import annotations
 
 import json
+import os
 import time
+from typing import Optional
 
 import e2beval
 
@@ -44,11 +46,13 @@ class ConfigError(ValueError):
 def get_assert(output, context) -> dict:
     """Grade one model output; returns promptfoo's GradingResult with one componentResult per test case."""
     started = time.monotonic()
-    context = context or {}
+    context = context if isinstance(context, dict) else {}
     try:
         config = read_config(context.get("config"))
     except ConfigError as error:
-        return _grading(False, 0.0, f"Invalid e2beval config: {error}")
+        # Still recorded: a test that vanished from the metrics would make the report look better than the run.
+        return _finish(context, _metrics_settings(context.get("config")), started,
+                       _grading(False, 0.0, f"Invalid e2beval config: {error}"), None, outcome="invalid_test")
 
     variables = context.get("vars") or {}
     if config.get("language") and isinstance(variables, dict) and "language" not in variables:
@@ -68,9 +72,11 @@ def get_assert(output, context) -> dict:
             compare=config.get("compare"),
         )
     except e2beval.InputError as error:
-        return _finish(context, config, started, _grading(False, 0.0, f"Invalid test: {error}"), None)
+        return _finish(context, config, started, _grading(False, 0.0, f"Invalid test: {error}"), None,
+                       outcome="invalid_test")
     except e2beval.Error as error:
-        return _finish(context, config, started, _grading(False, 0.0, f"Sandbox execution error: {error}"), None)
+        return _finish(context, config, started, _grading(False, 0.0, f"Sandbox execution error: {error}"), None,
+                       outcome="sandbox_error")
 
     result = _grading(verdict["pass"], verdict["score"], _reason(verdict))
     components = [_component(case) for case in verdict["cases"]]
@@ -380,15 +386,33 @@ def _since(started: float) -> float:
     return round(time.monotonic() - started, 6)
 
 
-def _finish(context, config, started: float, result: dict, verdict) -> dict:
+def _metrics_settings(config) -> dict:
+    """From a `config:` that failed its checks, the two settings that say where its error goes (``metrics``,
+    ``results_dir``), each only when it is valid itself; the defaults otherwise."""
+    if not isinstance(config, dict):
+        return {}
+    settings = {}
+    if isinstance(config.get("metrics"), bool):
+        settings["metrics"] = config["metrics"]
+    if isinstance(config.get("results_dir"), str) and config["results_dir"]:
+        settings["results_dir"] = config["results_dir"]
+    return settings
+
+
+def _finish(context, config, started: float, result: dict, verdict, outcome: str = "") -> dict:
+    """Writes the test's metrics record (unless ``metrics: false``) and returns ``result``. ``outcome`` names
+    why nothing ran (invalid_test, sandbox_error): such a record is an error in reports, not a failure."""
     if config.get("metrics", True):
         variables = context.get("vars") or {}
-        test = context.get("test") or {}
+        test = context.get("test") if isinstance(context.get("test"), dict) else {}
         task_id = test.get("description") or (variables.get("function_name") if isinstance(variables, dict) else None) \
             or context.get("id") or "task"
         provider_id, provider_label = _provider_names(context.get("provider"))
         execution = (verdict or {}).get("exec") or {}
         peak = execution.get("peak_memory_bytes")
+        extra = _metrics_extra(result, execution)
+        if outcome:
+            extra.update(outcome=outcome, error=result["reason"])
         e2beval.write_metrics(
             task_id,
             provider_label,
@@ -396,21 +420,94 @@ def _finish(context, config, started: float, result: dict, verdict) -> dict:
             result["pass"],
             time.monotonic() - started,
             memory_mb=None if peak is None else peak / (1024 * 1024),
-            extra=_metrics_extra(result, execution),
+            extra=extra,
             results_dir=config.get("results_dir"),
+            run_id=run_id(context),
         )
     return result
 
 
+def run_id(context) -> Optional[str]:
+    """The id of the promptfoo eval this assertion runs in, the same in every assertion of that eval.
+
+    promptfoo starts a new Python process for every assertion and passes no eval id to it unless tracing is
+    on (then ``test.metadata.evaluationId``, the evalId of ``-o out.json``). Without one, the id is derived
+    from what every assertion of one eval shares: the promptfoo (Node) process that started it, named by
+    its pid and start time, which together never repeat (``promptfoo-20250101T120000Z-4242``). Called
+    outside promptfoo (no Node ancestor) it is None: write_metrics then uses this Python process's run id.
+    ``$E2BEVAL_RUN_ID`` overrides all.
+    """
+    explicit = os.environ.get("E2BEVAL_RUN_ID")
+    if explicit:
+        return explicit
+    test = context.get("test") if isinstance(context.get("test"), dict) else {}
+    metadata = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+    trace = context.get("trace") if isinstance(context.get("trace"), dict) else {}
+    evaluation = metadata.get("evaluationId") or trace.get("evaluationId")
+    if isinstance(evaluation, str) and evaluation:
+        return evaluation
+    return _promptfoo_process_run_id()
+
+
+def _promptfoo_process_run_id():
+    pid = _promptfoo_pid()
+    if pid is None:
+        return None
+    started = _process_start_epoch(pid)
+    when = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started)) if started is not None else "unknown"
+    return f"promptfoo-{when}-{pid}"
+
+
+def _promptfoo_pid():
+    """The nearest Node ancestor: promptfoo's own process, even when PROMPTFOO_PYTHON is a wrapper script
+    that starts Python as its child. None when there is none (not run by promptfoo)."""
+    pid = os.getppid()
+    while pid > 1:
+        stat = _proc_stat(pid)
+        if stat is None:
+            return None
+        name, parent = stat[0], int(stat[2])
+        if name.startswith("node") or name == "promptfoo":
+            return pid
+        pid = parent
+    return None
+
+
+def _proc_stat(pid: int):
+    """/proc/PID/stat as (comm, state, ppid, ...); None when it cannot be read. comm may hold spaces and
+    parentheses, so the fields after it are split from its last ')'."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+            text = stat.read()
+    except OSError:
+        return None
+    name = text[text.index("(") + 1:text.rindex(")")]
+    return (name, *text[text.rindex(")") + 2:].split())
+
+
+def _process_start_epoch(pid: int):
+    """When process `pid` started, in whole epoch seconds (the same value from every process that asks)."""
+    stat = _proc_stat(pid)
+    try:
+        with open("/proc/stat", encoding="utf-8") as system:
+            boot = next(int(line.split()[1]) for line in system if line.startswith("btime "))
+        ticks = int(stat[20])  # field 22 of /proc/PID/stat: start time in clock ticks after boot
+        return boot + ticks // os.sysconf("SC_CLK_TCK")
+    except (OSError, StopIteration, TypeError, ValueError, IndexError):
+        return None
+
+
 def _metrics_extra(result: dict, execution: dict) -> dict:
     """The metrics file's ``extra``: the tutorial's fields, plus what the HTML report shows when a row is
-    expanded (code, findings, stdout/stderr excerpts, each case's reason)."""
+    expanded (code, findings, stdout/stderr excerpts, each case's reason, input, expected and actual)."""
     extra = {"reason": result["reason"], "score": result["score"], "outcome": execution.get("outcome", "not_run")}
     metadata = result.get("metadata") or {}
     for key in ("code", "language", "findings", "stdout", "stderr", "detail", "wall_time_s", "peak_memory_bytes"):
         if metadata.get(key) not in (None, "", []):
             extra[key] = metadata[key]
-    cases = [{"pass": case.get("pass"), "reason": case.get("reason")} for case in result.get("componentResults") or []]
+    cases = [{"pass": case.get("pass"), "reason": case.get("reason"),
+              **{key: (case.get("metadata") or {}).get(key, "") for key in ("input", "expected", "actual")}}
+             for case in result.get("componentResults") or []]
     if cases:
         extra["cases"] = cases
     return extra

@@ -236,6 +236,29 @@ SuiteEntry suite_entry(const json::value& value, std::size_t index) {
     return entry;
 }
 
+// A metrics record's `extra`: the tutorial's {reason, score, outcome}, and what a report shows when the row
+// is opened (code, findings, each case's expected and actual, output excerpts; long texts cut).
+json::object metrics_extra(const Verdict& verdict, const std::string& reason) {
+    constexpr std::size_t kMaxText = 16 * 1024;
+    const auto cut = [](const std::string& text) {
+        return to_valid_utf8(text.size() <= kMaxText ? text : text.substr(0, kMaxText) + "\n[... cut at 16 KiB ...]");
+    };
+    json::object extra{{"reason", reason}, {"score", verdict.score},
+                       {"outcome", verdict.exec ? to_string(verdict.exec->outcome) : "not_run"}};
+    if (verdict.extraction) extra["code"] = cut(verdict.extraction->code);
+    if (!verdict.findings.empty()) extra["findings"] = to_json(verdict.findings);
+    if (verdict.exec) {
+        extra["stdout"] = cut(verdict.exec->stdout_data);
+        extra["stderr"] = cut(verdict.exec->stderr_data);
+    }
+    json::array cases;
+    for (const auto& item : verdict.cases)
+        cases.push_back(json::object{{"pass", item.passed}, {"reason", cut(item.reason)}, {"input", cut(item.input)},
+                                     {"expected", cut(item.expected)}, {"actual", cut(item.actual)}});
+    if (!cases.empty()) extra["cases"] = std::move(cases);
+    return extra;
+}
+
 std::vector<SuiteEntry> read_suite(const std::string& path) {
     const auto content = read_file(path, "suite");
     require_clean_text(content, "suite " + path);
@@ -419,17 +442,22 @@ int eval_command(const ParsedArgs& args) {
             const std::string result_word = verdict ? (verdict->pass ? "PASS" : "FAIL") : "ERROR";
             (verdict ? (verdict->pass ? passed : failed) : errors) += 1;
             const std::string reason = verdict ? verdict->reason : "invalid test: " + problems[i];
-            if (write_metrics && verdict) {
+            // Every entry asked for gets a record, an invalid one too (as an error with its reason): a report
+            // that silently has fewer rows than the suite has tests reads as a better result than it was.
+            if (write_metrics) {
                 MetricsRecord record;
                 record.task_id = entry.id;
                 record.provider = entry.provider;
                 record.model = entry.model;
-                record.success = verdict->pass;
+                record.success = verdict && verdict->pass;
                 record.runtime_s = runtime_of(verdict);
-                if (verdict->exec && verdict->exec->peak_memory_bytes)
+                if (verdict && verdict->exec && verdict->exec->peak_memory_bytes)
                     record.memory_mb = static_cast<double>(*verdict->exec->peak_memory_bytes) / kMiB;
-                record.extra = json::object{{"reason", reason}, {"score", verdict->score},
-                                            {"outcome", verdict->exec ? to_string(verdict->exec->outcome) : "not_run"}};
+                if (verdict)
+                    record.extra = metrics_extra(*verdict, reason);
+                else
+                    record.extra = json::object{{"reason", reason}, {"score", 0.0}, {"outcome", "invalid_test"},
+                                                {"error", reason}};
                 sink.write(record);
             }
             if (as_json) {
@@ -463,9 +491,10 @@ int eval_command(const ParsedArgs& args) {
     std::string report_note;
     if (write_metrics) {
         const std::filesystem::path report_path = args.value("--report").value_or("promptfoo_report.md");
-        const auto rows = write_markdown_report(sink.directory(), report_path);
-        report_note = "report: " + report_path.string() + " (" + std::to_string(rows) + " rows from " +
-                      sink.directory().string() + ")";
+        // The report of this run only: the directory may hold earlier runs, which are not samples of this one.
+        const auto rows = write_markdown_report(sink.directory(), report_path, RunSelection::one(sink.run_id()));
+        report_note = "report: " + report_path.string() + " (" + std::to_string(rows) + " rows of run " + sink.run_id() +
+                      " from " + sink.directory().string() + ")";
     }
     if (as_json) {
         print_json(json::object{{"results", std::move(json_results)},
@@ -683,14 +712,19 @@ const std::vector<Command>& commands() {
           "  md     the tutorial's table | task | provider | model | success | runtime_s |, then sections per\n"
           "         provider/model (pass@k when a task has several samples), per outcome and per failure\n"
           "  html   one self-contained page: summary, SVG charts (pass rate, runtime, memory, outcomes) and a\n"
-          "         table to sort and expand (code, findings, stdout/stderr, reason); no network needed\n"
+          "         table to sort, search and filter; a row opens full width (code with the flagged lines\n"
+          "         marked, expected vs actual, stdout/stderr); no network needed\n"
           "  json   {summary, rows}: one normalised document for scripts\n"
           "  junit  JUnit XML for CI: a testsuite per provider/model, a testcase per result\n"
+          "A metrics directory keeps every run written into it (each promptfoo eval, each `e2beval eval`); the\n"
+          "report shows the latest run and names the others: --run ID shows one of them, --all-runs all.\n"
           "Exit status: 0 written; 2 the input is missing, holds no results, or is not one of these.",
           {{"--format", "FORMAT", "md (default), html, json or junit"},
            {"--output", "FILE", "report file (default promptfoo_report.md, .html, .json or .xml); '-' prints it"},
            {"-o", "FILE", "same as --output"},
-           {"--results-dir", "DIR", "metrics directory to read (the same as giving INPUT)"}},
+           {"--results-dir", "DIR", "metrics directory to read (the same as giving INPUT)"},
+           {"--run", "ID", "show this run (default: the latest run, the one with the newest record)"},
+           {"--all-runs", "", "show every run in the input (pass@k still counts samples within one run)"}},
           0, 1},
          report_command},
         make_redteam_command(),  // src/cli/redteam_command.cpp

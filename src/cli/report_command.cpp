@@ -28,6 +28,15 @@ ReportFormat format_option(const ParsedArgs& args) {
     return *format;
 }
 
+// A metrics directory collects every run written into it; the latest one is shown unless asked otherwise.
+RunSelection run_option(const ParsedArgs& args) {
+    const auto run = args.value("--run");
+    if (run && args.flag("--all-runs")) throw usage_error("give --run ID or --all-runs, not both");
+    if (run && run->empty()) throw usage_error("--run needs a run id (the report lists the runs of its input)");
+    if (run) return RunSelection::one(*run);
+    return args.flag("--all-runs") ? RunSelection::all() : RunSelection::latest();
+}
+
 std::string output_option(const ParsedArgs& args, ReportFormat format) {
     const auto long_form = args.value("--output"), short_form = args.value("-o");
     if (long_form && short_form) throw usage_error("give the output once: -o or --output, not both");
@@ -42,7 +51,7 @@ int report_command(const ParsedArgs& args) {
     const auto format = format_option(args);
     const auto input = input_option(args);
     const auto output = output_option(args, format);
-    const auto data = load_report_input(input);
+    const auto data = load_report_input(input, run_option(args));
     for (const auto& skipped : data.skipped) std::cerr << "e2beval: skipped " << skipped << "\n";
     // An empty report would look like "nothing failed"; say instead that there was nothing to report.
     if (data.rows.empty())
@@ -65,6 +74,7 @@ int report_command(const ParsedArgs& args) {
     std::cout << "report: " << output << " (" << file_extension(format) << ", " << data.rows.size() << " rows from "
               << to_string(data.kind) << " " << data.source << ": " << summary.passed << " passed, " << summary.failed
               << " failed, " << summary.errors << " errors)\n";
+    if (const auto runs = describe_runs(data); !runs.empty()) std::cout << runs << "\n";
     return 0;
 }
 

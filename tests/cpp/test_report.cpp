@@ -54,7 +54,7 @@ ReportData hostile_data() {
     bad.stdout_text = kHostile;
     bad.stderr_text = std::string("nul:\0:end", 9);
     bad.findings = {"import-socket (block) at 1:1: " + kHostile};
-    bad.cases = {{false, kHostile}};
+    bad.cases = {{false, kHostile, "", "", ""}};
     bad.memory_mb = 12.5;
     data.rows.push_back(bad);
     data.rows.push_back(row("ok", true, 0.25));
@@ -172,8 +172,8 @@ TEST_CASE("html: self-contained, charts in SVG, every row expandable, hostile ou
     for (const auto id : {"chart-pass-rate", "chart-outcomes", "chart-runtime", "chart-memory"})
         CHECK(html.find(std::string("id=\"") + id + "\"") != std::string::npos);
     CHECK(count(html, "<svg") == 5);  // summary donut + four charts (memory is known here)
-    CHECK(count(html, "<details>") == data.rows.size());
-    CHECK(html.find("table class=\"sortable\" id=\"results\"") != std::string::npos);
+    CHECK(count(html, "<tr class=\"detail\"") == data.rows.size());
+    CHECK(html.find("table class=\"sortable grouped\" id=\"results\"") != std::string::npos);
     for (const char c : html) CHECK_FALSE((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r'));
 }
 
@@ -380,4 +380,81 @@ TEST_CASE("report formats by name") {
     CHECK(report_format_from_string("junit") == ReportFormat::junit);
     CHECK(file_extension(ReportFormat::junit) == "xml");
     CHECK_FALSE(report_format_from_string("pdf").has_value());
+}
+
+TEST_CASE("html: a result's details open full width under its row, with the flagged code line and expected vs actual") {
+    ReportData data;
+    auto blocked = row("read_file", false, 0.01);
+    blocked.outcome = "blocked";
+    blocked.reason = "Unsafe pattern detected in generated code: open-sensitive-path at line 2:12";
+    blocked.code = "def read_file(path):\n    return open('/etc/passwd').read()\n";
+    blocked.flagged_lines[2] = "open-sensitive-path (block) at 2:12: reads /etc";
+    auto wrong = row("reverse_string", false, 0.05);
+    wrong.reason = "Expected olleh, got hello";
+    wrong.cases = {{false, "'hello': Expected olleh, got hello", "'hello'", "olleh", "hello"}};
+    wrong.stdout_text = "hello\n";
+    data.rows = {blocked, wrong, row("ok", true, 0.02)};
+    const auto html = render_html(data);
+    // Each result is a <tbody>: its row, then a detail row spanning every column.
+    CHECK(count(html, "<tbody class=\"result ") == 3);
+    CHECK(count(html, "<tr class=\"detail\" id=\"detail-") == 3);
+    CHECK(count(html, "<td colspan=\"10\">") == 3);
+    CHECK(html.find("<details>") == std::string::npos);
+    // A short reason is shown once, in the row, not again in the details.
+    CHECK(count(html, "Expected olleh, got hello") == 1);
+    CHECK(count(html, "<div class=\"detail-label\">reason</div>") == 0);
+    CHECK(html.find("<span class=\"line flagged\"><span class=\"ln\">2</span>    return open(&#39;/etc/passwd&#39;).read()") !=
+          std::string::npos);
+    CHECK(html.find("<span class=\"line\"><span class=\"ln\">1</span>def read_file(path):</span>") != std::string::npos);
+    CHECK(html.find("reads /etc") != std::string::npos);
+    CHECK(html.find("<th>expected</th><th>actual</th>") != std::string::npos);
+    CHECK(html.find("<td class=\"case-text\">olleh</td><td class=\"case-text\">hello</td>") != std::string::npos);
+    // Search and an outcome filter next to "failures only", one option per outcome with its count.
+    CHECK(html.find("<input type=\"search\" id=\"search\"") != std::string::npos);
+    CHECK(html.find("<option value=\"blocked\">blocked (1)</option>") != std::string::npos);
+    CHECK(html.find("<option value=\"ok\">ok (2)</option>") != std::string::npos);
+    CHECK(html.find("id=\"failures-only\"") != std::string::npos);
+}
+
+TEST_CASE("html: a long reason is cut in the row and shown whole in the details") {
+    ReportData data;
+    auto failed = row("long", false, 0.1);
+    failed.reason = "Execution error: ValueError\nstderr (last lines): Traceback | line 3 | ValueError: bad";
+    data.rows = {failed};
+    const auto html = render_html(data);
+    CHECK(count(html, "<div class=\"detail-label\">reason</div>") == 1);
+    CHECK(html.find("ValueError: bad") != std::string::npos);
+}
+
+TEST_CASE("histogram bins follow the data: fast runs and one timeout do not share one bar") {
+    // Seven runs between 30 and 120 ms and one that hit a 10 s timeout: with fixed-width bins (the range / 12,
+    // rounded to 1 s) all seven fast runs land in the first bar.
+    const std::vector<std::pair<double, bool>> values = {{0.03, true}, {0.04, true}, {0.05, true}, {0.06, true},
+                                                         {0.08, false}, {0.1, true}, {0.12, true}, {10.0, false}};
+    const auto histogram = report_charts::make_histogram(values, 12);
+    CHECK(histogram.logarithmic);
+    REQUIRE(histogram.edges.size() == histogram.passed.size() + 1);
+    REQUIRE(histogram.labels.size() == histogram.edges.size());
+    std::size_t total = 0, largest = 0, fast_bins = 0;
+    for (std::size_t i = 0; i < histogram.passed.size(); ++i) {
+        const auto in_bin = histogram.passed[i] + histogram.failed[i];
+        total += in_bin;
+        largest = std::max(largest, in_bin);
+        if (in_bin > 0 && histogram.edges[i + 1] <= 0.2 + 1e-9) ++fast_bins;
+    }
+    CHECK(total == values.size());
+    CHECK(largest <= 3);
+    CHECK(fast_bins >= 3);
+    CHECK(histogram.labels.front() == "0.02");
+    CHECK(histogram.labels.back() == "20");
+    CHECK(histogram.passed.size() <= 13);
+    CHECK(report_charts::histogram_chart("h", "runtime (s)", histogram).find("logarithmic bins") != std::string::npos);
+    // Code that never ran (0 s) gets a bin from 0.
+    auto with_zero = values;
+    with_zero.emplace_back(0.0, false);
+    const auto zero = report_charts::make_histogram(with_zero, 12);
+    CHECK(zero.edges.front() == 0.0);
+    CHECK(zero.failed.front() == 1);
+    // A narrow spread keeps equal-width bins.
+    CHECK_FALSE(report_charts::make_histogram({{1.0, true}, {1.5, true}, {2.0, false}}, 12).logarithmic);
 }

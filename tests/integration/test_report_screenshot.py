@@ -161,3 +161,116 @@ def test_own_script_runs_and_model_output_script_does_not(tmp_path: Path) -> Non
     root_tag = re.search(r"<html[^>]*>", dom.stdout)
     assert root_tag and "data-pwned" not in root_tag.group(0), "a script from model output ran"
     assert "&lt;script&gt;document.documentElement" in dom.stdout
+
+
+# ---- the results table as a user works it: open a result, search, filter by outcome --------------------------
+
+DETAILS_SCREENSHOT = REPO / "build" / "report-details-screenshot.png"
+FLAGGED_LINE_COLOR = (0xFF, 0xEB, 0xE9)  # report_html.cpp: pre.code .line.flagged
+
+# The report loads in an iframe of this page (same origin with --allow-file-access-from-files), whose script
+# acts as the user: the report's own Content-Security-Policy lets no other script into the report itself.
+HARNESS = """<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">
+<iframe id="report" src="REPORT" style="width:1280px;height:2400px;border:0"></iframe>
+<pre id="observed"></pre>
+<script>
+function act() {
+  var doc = document.getElementById('report').contentDocument, seen = {};
+  var results = doc.getElementById('results');
+  var bodies = Array.prototype.slice.call(results.tBodies);
+  var visible = function () { return bodies.filter(function (b) { return !b.hidden; }).length; };
+  var blocked = bodies.filter(function (b) { return b.getAttribute('data-outcome') === 'blocked'; })[0];
+  var main = blocked.rows[0], detail = blocked.rows[1];
+  seen.results = bodies.length;
+  seen.closedHeight = detail.getBoundingClientRect().height;
+  main.cells[1].click();
+  var table = results.getBoundingClientRect(), row = main.getBoundingClientRect(), box = detail.getBoundingClientRect();
+  seen.detailWidthShare = box.width / table.width;
+  seen.detailBelowRow = Math.abs(box.top - row.bottom) < 2;
+  seen.detailHeight = box.height;
+  seen.flaggedLines = detail.querySelectorAll('.line.flagged').length;
+  seen.reasonShownOnce = blocked.textContent.split(main.cells[9].firstChild.textContent).length - 1;
+  var search = doc.getElementById('search');
+  search.value = 'palindrome';
+  search.dispatchEvent(new Event('input'));
+  seen.searchPalindrome = visible();
+  seen.countText = doc.getElementById('shown-count').textContent;
+  search.value = '';
+  search.dispatchEvent(new Event('input'));
+  var outcome = doc.getElementById('outcome-filter');
+  outcome.value = 'blocked';
+  outcome.dispatchEvent(new Event('change'));
+  seen.outcomeBlocked = visible();
+  outcome.value = '';
+  outcome.dispatchEvent(new Event('change'));
+  results.tHead.rows[0].cells[7].click();  // sort by runtime: each result moves with its details
+  var times = Array.prototype.map.call(results.tBodies, function (b) { return parseFloat(b.rows[0].cells[7].getAttribute('data-sort')); });
+  seen.sortedByRuntime = times.every(function (t, i) { return i === 0 || times[i - 1] <= t; });
+  seen.detailsFollowRows = Array.prototype.every.call(results.tBodies, function (b) {
+    return b.rows.length === 2 && b.rows[0].classList.contains('main') && b.rows[1].classList.contains('detail');
+  });
+  var failures = doc.getElementById('failures-only');
+  failures.checked = true;
+  failures.dispatchEvent(new Event('change'));
+  seen.failuresOnly = visible();
+  // Leave the page as a user looking at the failures would: failures only, the blocked one open.
+  document.getElementById('observed').textContent = JSON.stringify(seen);
+}
+var frame = document.getElementById('report');
+if (frame.contentDocument && frame.contentDocument.readyState === 'complete' && frame.contentDocument.getElementById('results')) act();
+else frame.addEventListener('load', act);
+</script></body></html>
+"""
+
+
+@pytest.fixture(scope="module")
+def worked_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
+    _chromium()
+    work = tmp_path_factory.mktemp("worked")
+    tutorial = run_tutorial_example(work)
+    page = work / "report.html"
+    assert run_cli("report", str(tutorial.metrics_dir), "--format", "html", "-o", str(page)).returncode == 0
+    harness = work / "harness.html"
+    harness.write_text(HARNESS.replace("REPORT", page.name), encoding="utf-8")
+    flags = ("--allow-file-access-from-files", "--virtual-time-budget=3000")
+    dom = _headless(*flags, "--dump-dom", harness.as_uri(), profile=work / "profile-dom")
+    assert dom.returncode == 0, dom.stderr[-3000:]
+    observed = re.search(r'<pre id="observed">(.*?)</pre>', dom.stdout, flags=re.S)
+    assert observed and observed.group(1), f"the harness recorded nothing:\n{dom.stdout[-2000:]}"
+    DETAILS_SCREENSHOT.unlink(missing_ok=True)
+    shot = _headless(*flags, f"--screenshot={DETAILS_SCREENSHOT}", "--window-size=1280,2400", harness.as_uri(),
+                     profile=work / "profile-shot")
+    assert shot.returncode == 0 and DETAILS_SCREENSHOT.exists(), shot.stderr[-3000:]
+    print(f"\nscreenshot of the results table, failures only, one result open: {DETAILS_SCREENSHOT}")
+    return json.loads(observed.group(1).replace("&quot;", '"')), DETAILS_SCREENSHOT
+
+
+def test_details_open_full_width_under_their_row(worked_report) -> None:
+    seen, _ = worked_report
+    assert seen["results"] == 8
+    assert seen["closedHeight"] == 0
+    assert seen["detailWidthShare"] > 0.99, seen  # the whole table's width, not a narrow last column
+    assert seen["detailBelowRow"] is True and seen["detailHeight"] > 100, seen
+    assert seen["flaggedLines"] == 1, seen  # the scanner's line is marked in the code
+    assert seen["reasonShownOnce"] == 1, seen
+
+
+def test_search_outcome_filter_and_failures_only(worked_report) -> None:
+    seen, _ = worked_report
+    assert seen["searchPalindrome"] == 2 and seen["countText"] == "2 of 8 shown", seen
+    assert seen["outcomeBlocked"] == 1, seen
+    assert seen["failuresOnly"] == 2, seen
+
+
+def test_sorting_moves_each_result_with_its_details(worked_report) -> None:
+    seen, _ = worked_report
+    assert seen["sortedByRuntime"] is True and seen["detailsFollowRows"] is True, seen
+
+
+def test_screenshot_shows_the_open_details_across_the_page(worked_report) -> None:
+    _, path = worked_report
+    width, _, rows = decode_png(path.read_bytes())
+    # The flagged code line's background runs across most of the window: the details use the full width.
+    widest = max(sum(1 for x in range(width) if _close((row[3 * x], row[3 * x + 1], row[3 * x + 2]), FLAGGED_LINE_COLOR))
+                 for row in rows)
+    assert widest > 0.6 * width, f"the flagged line is {widest} of {width} pixels wide"

@@ -94,7 +94,10 @@ def test_metrics_and_report_roundtrip(tmp_path):
     results = tmp_path / "results"
     path = e2beval.write_metrics("factorial", {"id": "echo", "label": "recorded"}, "m1", True, 0.5, results_dir=str(results))
     record = json.loads(open(path).read())
-    assert set(record) == {"task_id", "provider", "model", "success", "runtime_s", "memory_mb", "extra", "timestamp"}
+    # The tutorial's fields, plus the run that wrote the record (one id per process unless given).
+    assert set(record) == {"task_id", "provider", "model", "success", "runtime_s", "memory_mb", "extra", "timestamp",
+                           "run_id"}
+    assert record["run_id"]
     assert record["provider"] == "recorded"
     report = tmp_path / "report.md"
     assert e2beval.gen_report(str(results), str(report)) == 1

@@ -103,7 +103,20 @@ def test_bad_config_fails_with_a_reason_that_says_what_is_valid(config, message,
     assert result["pass"] is False and result["score"] == 0.0
     assert result["reason"].startswith("Invalid e2beval config: "), result["reason"]
     assert message in result["reason"], result["reason"]
-    assert not results_dir.exists()  # nothing was evaluated, so nothing is recorded
+    # Nothing was evaluated, but the test was asked for: it is recorded as an error, so no report loses it.
+    files = list(results_dir.glob("metrics_*.json"))
+    assert len(files) == 1
+    record = json.loads(files[0].read_text())
+    assert record["success"] is False and record["task_id"] == "add"
+    assert record["extra"]["outcome"] == "invalid_test" and record["extra"]["error"] == result["reason"]
+
+
+def test_bad_config_keeps_its_own_valid_metrics_settings(tmp_path, results_dir):
+    elsewhere = tmp_path / "elsewhere"
+    get_assert(ANSWER, context(VALID_VARS, {"timeout": "soon", "results_dir": str(elsewhere)}))
+    assert len(list(elsewhere.glob("metrics_*.json"))) == 1 and not results_dir.exists()
+    get_assert(ANSWER, context(VALID_VARS, {"timeout": "soon", "metrics": False}))
+    assert not results_dir.exists()
 
 
 def test_unknown_keys_list_every_valid_key():
