@@ -12,6 +12,7 @@
 #include <random>
 
 #include "e2beval/error.hpp"
+#include "e2beval/json.hpp"
 
 namespace e2beval {
 
@@ -81,7 +82,7 @@ MetricsRecord metrics_from_json(const json::object& object) {
     const auto text = [&](std::string_view key) -> std::string {
         const auto* value = object.if_contains(key);
         if (!value || value->is_null()) return {};
-        return value->is_string() ? std::string(value->get_string()) : json::serialize(*value);
+        return value->is_string() ? std::string(value->get_string()) : to_json_text(*value);
     };
     const auto number = [&](std::string_view key) -> std::optional<double> {
         const auto* value = object.if_contains(key);
@@ -115,7 +116,7 @@ std::filesystem::path MetricsSink::write(const MetricsRecord& record) const {
         std::ofstream out(temporary, std::ios::binary);
         auto object = to_json(record);
         if (record.run_id.empty() && !run_id_.empty()) object["run_id"] = run_id_;
-        out << json::serialize(object) << '\n';
+        out << to_json_text(object) << '\n';
         if (!out) throw io_error("cannot write " + temporary.string());
     }
     std::filesystem::rename(temporary, final_path, ec);

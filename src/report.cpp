@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "e2beval/error.hpp"
+#include "e2beval/json.hpp"
 #include "e2beval/humaneval.hpp"
 #include "e2beval/text.hpp"
 #include "e2beval/types.hpp"
@@ -68,7 +69,7 @@ void set_if_empty(std::string& field, const std::optional<std::string>& value, s
 
 std::string describe_finding(const json::value& finding) {
     if (finding.is_string()) return to_valid_utf8(finding.get_string());
-    if (!finding.is_object()) return json::serialize(finding);
+    if (!finding.is_object()) return to_json_text(finding);
     const auto& object = finding.get_object();
     std::string text = string_at(object, "rule").value_or("finding");
     if (auto severity = string_at(object, "severity")) text += " (" + *severity + ")";
@@ -188,7 +189,7 @@ ReportRow row_from_metrics(const MetricsRecord& record) {
 std::string text_of(const json::value& value) {
     if (value.is_string()) return to_valid_utf8(value.get_string());
     if (value.is_null()) return {};
-    return json::serialize(value);
+    return to_json_text(value);
 }
 
 // promptfoo's ResultFailureReason: 0 none, 1 assertion failed, 2 error (the provider or grader failed).
@@ -759,7 +760,7 @@ json::object report_to_json(const ReportData& data) {
             {"skipped", std::move(skipped)}};
 }
 
-std::string render_json(const ReportData& data) { return json::serialize(report_to_json(data)) + "\n"; }
+std::string render_json(const ReportData& data) { return to_json_text(report_to_json(data)) + "\n"; }
 
 // ---- formats and files -----------------------------------------------------------------------------------
 

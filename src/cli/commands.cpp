@@ -363,7 +363,7 @@ int humaneval_command(const ParsedArgs& args, const Profile& profile) {
         const auto results_path = *path + "_results.jsonl";
         std::ofstream out(results_path, std::ios::binary);
         for (const auto& sample : report.samples)
-            out << json::serialize(json::object{{"task_id", sample.task_id}, {"completion", sample.completion},
+            out << to_json_text(json::object{{"task_id", sample.task_id}, {"completion", sample.completion},
                                                 {"result", to_valid_utf8(sample.result)}, {"passed", sample.passed}})
                 << "\n";
         if (!out) throw io_error("cannot write " + results_path);

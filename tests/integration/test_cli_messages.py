@@ -106,6 +106,30 @@ def test_json_output_writes_plain_numbers(tmp_path):
             json.loads(line)
 
 
+def test_metrics_files_and_json_reports_write_plain_numbers(tmp_path):
+    answer = "```python\ndef add(a, b):\n    return a + b\n```"
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"tests": [
+        {"id": "partly", "output": answer,
+         "vars": {"function_name": "add", "test_cases": [{"input": "1, 2", "expected": "3"},
+                                                           {"input": "2, 2", "expected": "5"},
+                                                           {"input": "0, 0", "expected": "0"}]}},
+    ]}))
+    metrics = tmp_path / "metrics"
+    evaluated = subprocess.run([CLI, "eval", str(suite)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, PROMPTFOO_RESULTS_DIR=str(metrics)))
+    assert evaluated.returncode in (0, 1), evaluated
+    files = sorted(metrics.glob("*.json"))
+    assert len(files) == 1, files
+    text = files[0].read_text()
+    assert not EXPONENT_NUMBER.search(text), text
+    assert re.search(r'"runtime_s":\d+\.\d+', text), text
+    report = run("report", "--format", "json", "--output", "-", str(metrics))
+    assert report.returncode == 0, report
+    assert not EXPONENT_NUMBER.search(report.stdout), report.stdout
+    json.loads(report.stdout)
+
+
 def test_python_results_keep_plain_floats():
     import e2beval
 
