@@ -30,7 +30,7 @@ namespace {
 
 fs::path repo_root() {
     if (const char* dir = std::getenv("E2BEVAL_SOURCE_DIR")) return dir;
-    return fs::path(__FILE__).parent_path().parent_path().parent_path();
+    return fs::path(E2BEVAL_SOURCE_DIR);  // not __FILE__: ccache with base_dir makes it relative
 }
 
 std::string read_file(const fs::path& path) {

@@ -14,7 +14,7 @@
 namespace fs = std::filesystem;
 
 TEST_CASE("fuzz regressions: every saved input, every language, preset and option") {
-    const fs::path directory = fs::path(__FILE__).parent_path().parent_path().parent_path() / "fuzz" / "regressions";
+    const fs::path directory = fs::path(E2BEVAL_SOURCE_DIR) / "fuzz" / "regressions";
     REQUIRE(fs::is_directory(directory));
     std::size_t replayed = 0;
     for (const auto& file : fs::directory_iterator(directory)) {
