@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build/bench
-g++ -std=c++20 -O2 -DNDEBUG -Iinclude -Isrc bench/scan_extract_bench.cpp src/extract.cpp src/safety.cpp src/text.cpp \
-  src/error.cpp src/types.cpp -o build/bench/scan_extract_bench
+g++ -std=c++20 -O2 -DNDEBUG -Iinclude -Isrc bench/scan_extract_bench.cpp src/analysis/extract.cpp src/analysis/safety.cpp src/core/text.cpp \
+  src/core/error.cpp src/core/types.cpp -o build/bench/scan_extract_bench
 ./build/bench/scan_extract_bench "$PWD"

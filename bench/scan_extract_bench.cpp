@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "e2beval/extract.hpp"
-#include "e2beval/safety.hpp"
+#include "e2beval/analysis/extract.hpp"
+#include "e2beval/analysis/safety.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "e2beval/error.hpp"
-#include "e2beval/extract.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/analysis/extract.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;

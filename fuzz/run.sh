@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-660}"
 OUT=build/fuzz
 mkdir -p "$OUT" "$OUT/artifacts"
-SOURCES="src/extract.cpp src/safety.cpp src/text.cpp src/error.cpp src/types.cpp"
+SOURCES="src/analysis/extract.cpp src/analysis/safety.cpp src/core/text.cpp src/core/error.cpp src/core/types.cpp"
 FLAGS="-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc"
 for target in extract scan; do
   clang++ $FLAGS fuzz/fuzz_$target.cpp $SOURCES -o "$OUT/fuzz_$target"

@@ -3,8 +3,8 @@
 
 #include <boost/json.hpp>
 
-#include "e2beval/error.hpp"
-#include "base64.hpp"
+#include "e2beval/core/error.hpp"
+#include "core/base64.hpp"
 
 namespace e2beval {
 

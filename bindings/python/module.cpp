@@ -11,17 +11,19 @@
 
 #include <boost/json.hpp>
 
-#include "e2beval/batch.hpp"
-#include "e2beval/error.hpp"
-#include "e2beval/extract.hpp"
-#include "e2beval/json.hpp"
+#include "e2beval/eval/batch.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/analysis/extract.hpp"
+#include "e2beval/analysis/json.hpp"
+#include "e2beval/core/json.hpp"
+#include "e2beval/eval/json.hpp"
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
-#include "e2beval/metrics.hpp"
-#include "e2beval/report.hpp"
-#include "e2beval/runner.hpp"
-#include "e2beval/safety.hpp"
-#include "e2beval/text.hpp"
+#include "e2beval/eval/metrics.hpp"
+#include "e2beval/report/report.hpp"
+#include "e2beval/eval/runner.hpp"
+#include "e2beval/analysis/safety.hpp"
+#include "e2beval/core/text.hpp"
 
 namespace py = pybind11;
 namespace json = boost::json;

@@ -6,8 +6,8 @@
 
 #include <boost/json.hpp>
 
-#include "e2beval/error.hpp"
-#include "e2beval/json.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/json.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "e2beval/session.hpp"
 

@@ -2,7 +2,7 @@
 // Backends: LocalSandbox (Linux namespaces, the default) and, later, the E2B cloud client.
 #pragma once
 
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval {
 

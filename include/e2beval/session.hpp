@@ -16,7 +16,7 @@
 
 #include <boost/json/object.hpp>
 
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval {
 

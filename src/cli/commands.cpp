@@ -11,18 +11,20 @@
 #include <iostream>
 #include <sstream>
 
-#include "e2beval/error.hpp"
-#include "e2beval/batch.hpp"
-#include "e2beval/extract.hpp"
-#include "e2beval/humaneval.hpp"
-#include "e2beval/json.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/eval/batch.hpp"
+#include "e2beval/analysis/extract.hpp"
+#include "e2beval/eval/humaneval.hpp"
+#include "e2beval/analysis/json.hpp"
+#include "e2beval/core/json.hpp"
+#include "e2beval/eval/json.hpp"
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
-#include "e2beval/metrics.hpp"
-#include "e2beval/report.hpp"
-#include "e2beval/runner.hpp"
-#include "e2beval/safety.hpp"
-#include "e2beval/text.hpp"
+#include "e2beval/eval/metrics.hpp"
+#include "e2beval/report/report.hpp"
+#include "e2beval/eval/runner.hpp"
+#include "e2beval/analysis/safety.hpp"
+#include "e2beval/core/text.hpp"
 
 namespace e2beval::cli {
 

@@ -17,7 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/init_project.hpp"
 #include "cli/init_run_script.hpp"
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 extern char** environ;
 

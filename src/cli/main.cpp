@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/python_interpreter.hpp"
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 
 namespace e2beval::cli {

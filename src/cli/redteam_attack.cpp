@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "cli/redteam_corpus.hpp"
-#include "e2beval/error.hpp"
-#include "e2beval/extract.hpp"
-#include "e2beval/json.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/analysis/extract.hpp"
+#include "e2beval/core/json.hpp"
 
 namespace e2beval::cli {
 

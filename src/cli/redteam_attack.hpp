@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval::cli {
 

@@ -11,11 +11,13 @@
 #include "cli/redteam_attack.hpp"
 #include "cli/redteam_host.hpp"
 #include "cli/table_text.hpp"
-#include "e2beval/error.hpp"
-#include "e2beval/json.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/analysis/json.hpp"
+#include "e2beval/core/json.hpp"
+#include "e2beval/eval/json.hpp"
 #include "e2beval/local/local_sandbox.hpp"
-#include "e2beval/safety.hpp"
-#include "e2beval/text.hpp"
+#include "e2beval/analysis/safety.hpp"
+#include "e2beval/core/text.hpp"
 
 namespace e2beval::cli {
 

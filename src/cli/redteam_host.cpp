@@ -21,7 +21,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 namespace e2beval::cli {
 

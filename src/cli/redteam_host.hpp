@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/redteam_attack.hpp"
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval::cli {
 

@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "e2beval/error.hpp"
-#include "e2beval/metrics.hpp"
-#include "e2beval/report.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/eval/metrics.hpp"
+#include "e2beval/report/report.hpp"
 
 namespace e2beval::cli {
 

@@ -19,7 +19,7 @@
 #include <thread>
 #include <utility>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 namespace e2beval::local {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval::local {
 

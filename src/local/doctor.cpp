@@ -2,6 +2,7 @@
 // probe in a real sandbox, because only running one proves the whole composition works here.
 #include "e2beval/local/doctor.hpp"
 
+#include <boost/json.hpp>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -11,7 +12,7 @@
 #include <seccomp.h>
 #include <sstream>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "local/cgroup.hpp"
 #include "local/interpreters.hpp"
 #include "local/seccomp.hpp"
@@ -190,6 +191,22 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
         report.enforced_summary = "none: the sandbox cannot run on this host, so e2beval refuses to execute code";
     }
     return report;
+}
+
+boost::json::object to_json(const DoctorReport& report) {
+    boost::json::array checks;
+    for (const auto& check : report.checks)
+        checks.push_back(boost::json::object{{"mechanism", check.mechanism}, {"ok", check.ok}, {"status", check.status}, {"fix", check.fix}});
+    boost::json::object interpreters;
+    for (const auto& [language, description] : report.interpreters) interpreters[language] = description;
+    boost::json::array denied;
+    for (const auto& name : report.denied_syscalls) denied.push_back(boost::json::value(name));
+    return {{"checks", std::move(checks)},
+            {"enforced_level", report.enforced_level ? boost::json::value(to_string(*report.enforced_level)) : boost::json::value(nullptr)},
+            {"enforced", report.enforced_summary},
+            {"interpreters", std::move(interpreters)},
+            {"seccomp_denies", std::move(denied)},
+            {"python_problem", report.python_problem.empty() ? boost::json::value(nullptr) : boost::json::value(report.python_problem)}};
 }
 
 }  // namespace e2beval

@@ -5,7 +5,7 @@
 
 #include <cerrno>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 namespace e2beval::local {
 

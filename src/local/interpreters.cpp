@@ -16,7 +16,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "local/fd.hpp"
 
 extern char** environ;

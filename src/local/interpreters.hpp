@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "e2beval/local/local_sandbox.hpp"
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 #include "local/spawn_plan.hpp"
 
 namespace e2beval::local {

@@ -19,7 +19,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "local/cgroup.hpp"
 #include "local/fd.hpp"
 #include "local/interpreters.hpp"

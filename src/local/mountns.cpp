@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 namespace e2beval::local {
 

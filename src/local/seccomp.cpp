@@ -17,7 +17,7 @@
 #include <cstring>
 #include <memory>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "local/fd.hpp"
 
 namespace e2beval::local {

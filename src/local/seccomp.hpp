@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 #include "local/spawn_plan.hpp"
 
 namespace e2beval::local {

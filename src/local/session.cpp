@@ -20,7 +20,7 @@
 #include <mutex>
 #include <random>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "local/cgroup.hpp"
 #include "local/interpreters.hpp"

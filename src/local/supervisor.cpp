@@ -30,7 +30,7 @@
 #include <memory>
 #include <optional>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "local/cgroup.hpp"
 #include "local/contain.hpp"
 #include "local/fd.hpp"

@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 #include "local/cgroup.hpp"
 #include "local/fd.hpp"
 #include "local/spawn_plan.hpp"

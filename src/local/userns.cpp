@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <string>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "local/fd.hpp"
 
 namespace e2beval::local {

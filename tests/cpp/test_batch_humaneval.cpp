@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "e2beval/batch.hpp"
+#include "e2beval/eval/batch.hpp"
 #include "test_sandbox.hpp"
-#include "e2beval/error.hpp"
-#include "e2beval/humaneval.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/eval/humaneval.hpp"
 
 using namespace e2beval;
 

@@ -1,12 +1,12 @@
 // The comparison modes on their own (pure functions, no sandbox): what each mode accepts and rejects, the
 // details a failing comparison gives, and the errors for a bad `compare:` setting.
-#include "e2beval/compare.hpp"
+#include "e2beval/eval/compare.hpp"
 
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 using namespace e2beval;
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "e2beval/extract.hpp"
-#include "e2beval/safety.hpp"
+#include "e2beval/analysis/extract.hpp"
+#include "e2beval/analysis/safety.hpp"
 
 namespace fs = std::filesystem;
 using e2beval::Language;

@@ -1,12 +1,12 @@
 // Tests for extract.hpp: fences of every shape, choosing among blocks, helpers, prose without fences, and the
 // errors a user sees when there is no code. Inputs are written the way models really answer.
-#include "e2beval/extract.hpp"
+#include "e2beval/analysis/extract.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 using e2beval::CodeExtractor;
 using e2beval::ExtractionMethod;

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <string>
 
-#include "e2beval/error.hpp"
-#include "e2beval/extract.hpp"
-#include "e2beval/safety.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/analysis/extract.hpp"
+#include "e2beval/analysis/safety.hpp"
 
 namespace fs = std::filesystem;
 

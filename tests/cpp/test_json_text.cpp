@@ -1,6 +1,6 @@
 // Tests for to_json_text: the JSON every e2beval output writes, with plain numbers where Boost 1.81's
 // serializer writes 1E0 and 4.117647058823529E-1, and otherwise the same text as boost::json::serialize.
-#include "e2beval/json.hpp"
+#include "e2beval/core/json.hpp"
 
 #include <doctest/doctest.h>
 

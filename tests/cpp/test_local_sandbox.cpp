@@ -11,7 +11,7 @@
 #include <random>
 #include <sstream>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "test_sandbox.hpp"
 

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "e2beval/error.hpp"
-#include "e2beval/metrics.hpp"
-#include "e2beval/report.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/eval/metrics.hpp"
+#include "e2beval/report/report.hpp"
 #include "temporary_directory.hpp"
 
 using namespace e2beval;

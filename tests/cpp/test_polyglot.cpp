@@ -14,7 +14,7 @@
 #include <random>
 #include <sstream>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "local/cgroup.hpp"
 #include "local/interpreters.hpp"

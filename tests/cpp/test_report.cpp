@@ -8,12 +8,12 @@
 #include <sstream>
 #include <vector>
 
-#include "e2beval/error.hpp"
-#include "e2beval/humaneval.hpp"
-#include "e2beval/metrics.hpp"
-#include "e2beval/report.hpp"
-#include "report_charts.hpp"
-#include "report_markup.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/eval/humaneval.hpp"
+#include "e2beval/eval/metrics.hpp"
+#include "e2beval/report/report.hpp"
+#include "report/report_charts.hpp"
+#include "report/report_markup.hpp"
 #include "temporary_directory.hpp"
 
 using namespace e2beval;

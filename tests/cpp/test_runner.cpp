@@ -3,10 +3,10 @@
 
 #include <boost/json.hpp>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "test_sandbox.hpp"
-#include "e2beval/runner.hpp"
+#include "e2beval/eval/runner.hpp"
 
 using namespace e2beval;
 

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "e2beval/error.hpp"
-#include "e2beval/humaneval.hpp"
-#include "e2beval/runner.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/eval/humaneval.hpp"
+#include "e2beval/eval/runner.hpp"
 #include "test_sandbox.hpp"
 
 using namespace e2beval;

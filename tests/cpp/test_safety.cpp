@@ -1,6 +1,6 @@
 // Tests for safety.hpp: every rule on real tokens with exact line and column, nothing found in strings or
 // comments, presets, allow and deny lists, and the JavaScript and bash scanners.
-#include "e2beval/safety.hpp"
+#include "e2beval/analysis/safety.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 using e2beval::Language;
 using e2beval::Policy;

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 #include "e2beval/session.hpp"
 #include "test_sandbox.hpp"
 

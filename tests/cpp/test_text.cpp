@@ -1,12 +1,12 @@
 // Tests for text.hpp: strict UTF-8 validation, the input_error messages, U+FFFD repair and one-line previews.
 // Byte sequences come from the Unicode well-formedness table (overlongs, surrogates, > U+10FFFF, truncation).
-#include "e2beval/text.hpp"
+#include "e2beval/core/text.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 using namespace std::string_literals;
 

@@ -2,12 +2,13 @@
 // and for every missing piece the command or setting that enables it.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "e2beval/local/local_sandbox.hpp"
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval {
 
@@ -31,5 +32,8 @@ struct DoctorReport {
 
 // Inspects the host and runs one probe program in a real sandbox.
 DoctorReport diagnose_host(const LocalSandboxOptions& options = {});
+
+// The report as the CLI's `doctor --json` and the Python module give it.
+boost::json::object to_json(const DoctorReport& report);
 
 }  // namespace e2beval

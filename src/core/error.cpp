@@ -1,5 +1,5 @@
 // The error category of e2beval::errc and the one formatter for failed syscalls.
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
 // HumanEval: reading the dataset and samples (plain or gzip JSONL), building the check program, running
 // all samples as one batch and computing pass@k.
-#include "e2beval/humaneval.hpp"
+#include "e2beval/eval/humaneval.hpp"
 
 #include <zlib.h>
 
@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "e2beval/error.hpp"
-#include "e2beval/text.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/text.hpp"
 
 namespace e2beval {
 

@@ -1,6 +1,6 @@
 // CodeExtractor: finds the code to run in a model's answer — fenced blocks first, then definitions in prose.
 // Every result says how it was found (method, blocks used, explanation) so that a verdict can explain itself.
-#include "e2beval/extract.hpp"
+#include "e2beval/analysis/extract.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,9 +8,9 @@
 #include <set>
 #include <utility>
 
-#include "e2beval/error.hpp"
-#include "e2beval/text.hpp"
-#include "python_tokenizer.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/text.hpp"
+#include "analysis/python_tokenizer.hpp"
 
 namespace e2beval {
 

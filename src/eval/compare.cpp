@@ -2,7 +2,7 @@
 // parser here (not in the sandbox): comparing is the grader's job, and the program's output is hostile text,
 // so parsing is bounded (nesting depth) and the regex mode uses Boost.Regex, which gives up with an error
 // instead of overflowing the stack on long output or catastrophic patterns.
-#include "e2beval/compare.hpp"
+#include "e2beval/eval/compare.hpp"
 
 #include <boost/json.hpp>
 #include <boost/regex.hpp>
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "e2beval/error.hpp"
-#include "e2beval/text.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/text.hpp"
 
 namespace e2beval {
 

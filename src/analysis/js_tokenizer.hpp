@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "python_tokenizer.hpp"
+#include "analysis/python_tokenizer.hpp"
 
 namespace e2beval::detail {
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <sstream>
 
-#include "e2beval/report.hpp"
-#include "report_markup.hpp"
+#include "e2beval/report/report.hpp"
+#include "report/report_markup.hpp"
 
 namespace e2beval {
 

@@ -1,13 +1,13 @@
 // SVG charts of the HTML report. Geometry is computed here in C++, so the page needs no charting library;
 // every label goes through report_markup::escape because task and provider names come from user files.
-#include "report_charts.hpp"
+#include "report/report_charts.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <sstream>
 
-#include "report_markup.hpp"
+#include "report/report_markup.hpp"
 
 namespace e2beval::report_charts {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "e2beval/local/local_sandbox.hpp"
-#include "e2beval/runner.hpp"
+#include "e2beval/eval/runner.hpp"
 
 namespace e2beval {
 

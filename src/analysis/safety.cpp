@@ -1,6 +1,6 @@
 // SafetyScanner: rules on tokens of Python, JavaScript and bash, so words inside strings and comments never match.
 // The findings are advice shown before the sandbox runs the code; the sandbox stays the security boundary.
-#include "e2beval/safety.hpp"
+#include "e2beval/analysis/safety.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,11 +10,11 @@
 #include <set>
 #include <tuple>
 
-#include "bash_tokenizer.hpp"
-#include "e2beval/error.hpp"
-#include "e2beval/text.hpp"
-#include "js_tokenizer.hpp"
-#include "python_tokenizer.hpp"
+#include "analysis/bash_tokenizer.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/text.hpp"
+#include "analysis/js_tokenizer.hpp"
+#include "analysis/python_tokenizer.hpp"
 
 namespace e2beval {
 

@@ -1,6 +1,6 @@
 // MetricsSink: the tutorial's metrics files, written atomically (temp file + rename) so a report that
 // runs concurrently never reads half a file.
-#include "e2beval/metrics.hpp"
+#include "e2beval/eval/metrics.hpp"
 
 #include <boost/json.hpp>
 #include <unistd.h>
@@ -11,8 +11,8 @@
 #include <fstream>
 #include <random>
 
-#include "e2beval/error.hpp"
-#include "e2beval/json.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/json.hpp"
 
 namespace e2beval {
 

@@ -1,11 +1,11 @@
 // Bounded-concurrency batches over LocalSandbox::async_execute: one io_context, `jobs` sandboxes in
 // flight, the next item started as soon as one completes.
-#include "e2beval/batch.hpp"
+#include "e2beval/eval/batch.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 namespace e2beval {
 

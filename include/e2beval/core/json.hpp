@@ -6,11 +6,7 @@
 #include <boost/json/value.hpp>
 #include <string>
 
-#include "e2beval/extract.hpp"
-#include "e2beval/local/doctor.hpp"
-#include "e2beval/runner.hpp"
-#include "e2beval/safety.hpp"
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval {
 
@@ -23,23 +19,13 @@ std::string to_json_text(const boost::json::value& value);
 
 boost::json::object to_json(const Limits& limits);
 boost::json::object to_json(const ExecResult& result);
-boost::json::object to_json(const Finding& finding);
-boost::json::value to_json(const std::vector<Finding>& findings);
-boost::json::object to_json(const Extraction& extraction);
-boost::json::object to_json(const CaseResult& result);
-boost::json::object to_json(const Verdict& verdict);
 
 // Limits from {"wall_time_s", "cpu_time_s", "memory_mb", "max_processes", "output_bytes", "file_size_bytes",
 // "workspace_mb", "open_files"}; absent keys keep `base`. Unknown keys throw input_error listing the valid ones.
 Limits limits_from_json(const boost::json::object& object, Limits base = {});
 
-// Policy from a preset name ("standard") or {"preset", "allow_rules", "deny_rules", "allow_modules",
-// "deny_modules", "allow_calls", "deny_calls"}. Unknown keys and names are input errors.
-Policy policy_from_json(const boost::json::value& value);
-boost::json::object to_json(const RuleInfo& rule);
 
 boost::json::object to_json(const IsolationProfile& isolation);
-boost::json::object to_json(const DoctorReport& report);
 // IsolationProfile from {"network": bool, "seccomp": "deny"|"kill", "minimum_level": "standard"|"full"}.
 IsolationProfile isolation_from_json(const boost::json::object& object, IsolationProfile base = {});
 

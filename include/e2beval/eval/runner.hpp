@@ -9,11 +9,11 @@
 
 #include <boost/json/fwd.hpp>
 
-#include "e2beval/compare.hpp"
-#include "e2beval/extract.hpp"
-#include "e2beval/safety.hpp"
+#include "e2beval/eval/compare.hpp"
+#include "e2beval/analysis/extract.hpp"
+#include "e2beval/analysis/safety.hpp"
 #include "e2beval/sandbox.hpp"
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval {
 

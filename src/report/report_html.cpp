@@ -8,10 +8,10 @@
 #include <ctime>
 #include <sstream>
 
-#include "e2beval/error.hpp"
-#include "e2beval/report.hpp"
-#include "report_charts.hpp"
-#include "report_markup.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/report/report.hpp"
+#include "report/report_charts.hpp"
+#include "report/report_markup.hpp"
 
 namespace e2beval {
 

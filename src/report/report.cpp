@@ -1,6 +1,6 @@
 // Report: the inputs (metrics files, promptfoo's -o JSON) read into ReportData, the summary with pass@k,
 // and the text formats (the tutorial's Markdown table, JSON). HTML and JUnit live in their own files.
-#include "e2beval/report.hpp"
+#include "e2beval/report/report.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,12 +9,12 @@
 #include <set>
 #include <sstream>
 
-#include "e2beval/error.hpp"
-#include "e2beval/json.hpp"
-#include "e2beval/humaneval.hpp"
-#include "e2beval/text.hpp"
-#include "e2beval/types.hpp"
-#include "report_markup.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/json.hpp"
+#include "e2beval/eval/humaneval.hpp"
+#include "e2beval/core/text.hpp"
+#include "e2beval/core/types.hpp"
+#include "report/report_markup.hpp"
 
 namespace e2beval {
 

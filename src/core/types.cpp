@@ -1,5 +1,5 @@
 // Names of the shared enums, as they appear in JSON, reports and the CLI.
-#include "e2beval/types.hpp"
+#include "e2beval/core/types.hpp"
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 // Reasons use the tutorial's wording first ("Correct output: 120", "Expected olleh, got hello") so users
 // moving from validate_and_run_code_e2b.py read the same messages, then add detail. Every shape runs as one
 // sandbox execution: a Python harness around the code reports each case on one marker line of stdout.
-#include "e2beval/runner.hpp"
+#include "e2beval/eval/runner.hpp"
 
 #include <boost/json.hpp>
 #include <algorithm>
@@ -13,9 +13,9 @@
 #include <regex>
 #include <sstream>
 
-#include "e2beval/error.hpp"
-#include "e2beval/humaneval.hpp"
-#include "e2beval/text.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/eval/humaneval.hpp"
+#include "e2beval/core/text.hpp"
 
 namespace e2beval {
 

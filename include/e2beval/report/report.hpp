@@ -13,7 +13,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
-#include "e2beval/metrics.hpp"
+#include "e2beval/eval/metrics.hpp"
 
 namespace e2beval {
 

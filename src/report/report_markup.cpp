@@ -1,10 +1,10 @@
 // Escaping for the HTML and JUnit reports. Model output may hold markup, control characters and invalid
 // UTF-8; after printable() and escape() none of it can end an element, open a tag or break the parser.
-#include "report_markup.hpp"
+#include "report/report_markup.hpp"
 
 #include <cstdio>
 
-#include "e2beval/text.hpp"
+#include "e2beval/core/text.hpp"
 
 namespace e2beval::report_markup {
 

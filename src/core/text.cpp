@@ -1,11 +1,11 @@
 // Text hygiene for everything that enters e2beval: strict UTF-8 validation, repair with U+FFFD and previews.
 // Validation follows the Unicode "well-formed" table, so overlongs, surrogates and code points > U+10FFFF fail.
-#include "e2beval/text.hpp"
+#include "e2beval/core/text.hpp"
 
 #include <cstdint>
 #include <cstdio>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 namespace e2beval {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "e2beval/batch.hpp"
-#include "e2beval/types.hpp"
+#include "e2beval/eval/batch.hpp"
+#include "e2beval/core/types.hpp"
 
 namespace e2beval {
 

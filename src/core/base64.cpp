@@ -1,9 +1,9 @@
-#include "base64.hpp"
+#include "core/base64.hpp"
 
 #include <array>
 #include <cstdint>
 
-#include "e2beval/error.hpp"
+#include "e2beval/core/error.hpp"
 
 namespace e2beval {
 

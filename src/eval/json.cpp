@@ -1,0 +1,33 @@
+// JSON forms of the evaluation layer's values: a verdict and its cases.
+#include "e2beval/eval/json.hpp"
+
+#include <boost/json.hpp>
+
+#include "e2beval/analysis/json.hpp"
+#include "e2beval/core/json.hpp"
+#include "e2beval/core/text.hpp"
+
+namespace e2beval {
+
+namespace json = boost::json;
+
+json::object to_json(const CaseResult& result) {
+    return {{"input", to_valid_utf8(result.input)},   {"expected", to_valid_utf8(result.expected)},
+            {"actual", to_valid_utf8(result.actual)}, {"stdout", to_valid_utf8(result.stdout_data)},
+            {"pass", result.passed},                  {"reason", to_valid_utf8(result.reason)}};
+}
+
+json::object to_json(const Verdict& verdict) {
+    json::array cases;
+    for (const auto& result : verdict.cases) cases.push_back(to_json(result));
+    json::object object{{"pass", verdict.pass},
+                        {"score", verdict.score},
+                        {"reason", to_valid_utf8(verdict.reason)},
+                        {"cases", std::move(cases)},
+                        {"findings", to_json(verdict.findings)}};
+    object["extraction"] = verdict.extraction ? json::value(to_json(*verdict.extraction)) : json::value(nullptr);
+    object["exec"] = verdict.exec ? json::value(to_json(*verdict.exec)) : json::value(nullptr);
+    return object;
+}
+
+}  // namespace e2beval

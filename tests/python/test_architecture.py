@@ -1,0 +1,67 @@
+"""The library's layers (docs/architecture.md): every #include in a layer names only that layer or one below it."""
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+INTERFACE = "interface"
+# layer -> the layers it may include (itself always)
+ALLOWED = {
+    "core": set(),
+    "analysis": {"core"},
+    INTERFACE: {"core"},
+    "local": {"core", INTERFACE},
+    "eval": {"core", "analysis", INTERFACE},
+    "report": {"core", "analysis", "eval"},
+}
+INTERFACE_HEADERS = {"e2beval/sandbox.hpp", "e2beval/session.hpp"}
+
+
+def layer_of_include(name: str):
+    """The layer an #include "name" belongs to, or None for generated and third-party headers."""
+    if name in INTERFACE_HEADERS:
+        return INTERFACE
+    parts = name.split("/")
+    if parts[0] == "e2beval" and len(parts) > 2:
+        return parts[1]
+    if parts[0] in ALLOWED and len(parts) > 1:
+        return parts[0]
+    return None
+
+
+def layer_of_file(path: Path):
+    relative = path.relative_to(REPO).as_posix()
+    if relative in ("src/session.cpp", "src/sandbox.cpp") or relative in {f"include/{h}" for h in INTERFACE_HEADERS}:
+        return INTERFACE
+    for layer in ALLOWED:
+        if relative.startswith((f"src/{layer}/", f"include/e2beval/{layer}/")):
+            return layer
+    return None
+
+
+def test_every_layer_includes_only_the_layers_below_it():
+    checked, broken = 0, []
+    for path in sorted([*REPO.glob("src/**/*.[ch]pp"), *REPO.glob("include/**/*.hpp")]):
+        layer = layer_of_file(path)
+        if layer is None:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            match = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not match:
+                continue
+            included = layer_of_include(match.group(1))
+            checked += 1
+            if included is not None and included != layer and included not in ALLOWED[layer]:
+                broken.append(f"{path.relative_to(REPO)}:{number}: {layer} includes {match.group(1)} ({included})")
+    assert checked > 100, f"only {checked} includes found: is the layout as docs/architecture.md says?"
+    assert not broken, "layer rules broken (docs/architecture.md):\n" + "\n".join(broken)
+
+
+def test_the_layout_matches_the_architecture_document():
+    document = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for layer in ("core", "analysis", "eval", "report", "local"):
+        assert (REPO / "src" / layer).is_dir(), f"src/{layer} is missing"
+        assert f"`src/{layer}/`" in document, f"docs/architecture.md does not describe src/{layer}/"
+    flat = sorted(p.name for p in (REPO / "src").glob("*.cpp"))
+    assert flat == ["session.cpp"] or flat == ["sandbox.cpp", "session.cpp"], f"sources outside the layers: {flat}"
