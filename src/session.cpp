@@ -95,4 +95,25 @@ std::string Session::read_file(const std::string& path) {
     return base64_decode(string_field(reply, "data"));
 }
 
+void SessionRegistry::add(const std::shared_ptr<Session>& session) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(sessions_, [](const std::weak_ptr<Session>& kept) { return kept.expired(); });
+    sessions_.push_back(session);
+}
+
+std::vector<SessionInfo> SessionRegistry::list() {
+    std::lock_guard lock(mutex_);
+    std::vector<SessionInfo> infos;
+    for (const auto& kept : sessions_)
+        if (auto session = kept.lock(); session && session->alive()) infos.push_back(session->info());
+    return infos;
+}
+
+std::shared_ptr<Session> SessionRegistry::find(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    for (const auto& kept : sessions_)
+        if (auto session = kept.lock(); session && session->id() == id && session->alive()) return session;
+    return nullptr;
+}
+
 }  // namespace e2beval

@@ -63,8 +63,23 @@ LocalSandbox& shared_sandbox(const LocalSandboxOptions& options, const std::stri
     return *sandbox;
 }
 
+}  // namespace
+
+namespace e2beval::python {
+
+// The module's sessions, whichever interpreter's sandbox started them: Sandbox.list() and connect() see all.
+const std::shared_ptr<SessionRegistry>& module_sessions() {
+    static const auto registry = std::make_shared<SessionRegistry>();
+    return registry;
+}
+
+}  // namespace e2beval::python
+
+namespace {
+
 LocalSandboxOptions sandbox_options(const std::string& python_json, const std::string& python_executable) {
     LocalSandboxOptions options;
+    options.sessions = e2beval::python::module_sessions();
     options.python_executable = python_executable;
     if (python_json.empty()) return options;
     const auto object = parse_object(python_json, "python interpreter");

@@ -107,6 +107,8 @@ std::string call(Session& session, const std::string& request_json, const py::ob
 
 }  // namespace
 
+const std::shared_ptr<SessionRegistry>& module_sessions();  // bindings/python/module.cpp
+
 void bind_sessions(py::module_& m) {
     const auto release = py::call_guard<py::gil_scoped_release>();
     py::class_<Session, std::shared_ptr<Session>>(m, "Session")
@@ -129,11 +131,11 @@ void bind_sessions(py::module_& m) {
         "list_sessions",
         [] {
             json::array rows;
-            for (const auto& info : LocalSandbox::list_sessions()) rows.push_back(json::parse(info_json(info)));
+            for (const auto& info : module_sessions()->list()) rows.push_back(json::parse(info_json(info)));
             return to_json_text(rows);
         },
         release);
-    m.def("find_session", &LocalSandbox::find_session, py::arg("sandbox_id"), release);
+    m.def("find_session", [](const std::string& id) { return module_sessions()->find(id); }, py::arg("sandbox_id"), release);
 }
 
 }  // namespace e2beval::python

@@ -1,18 +1,115 @@
-// The backend interface: run one program to completion with hard limits and report what happened.
-// Backends: LocalSandbox (Linux namespaces, the default) and, later, the E2B cloud client.
+// The backend interface every face uses and every backend implements: one-shot executions and stateful
+// sessions, asynchronous in Beast's style (completion tokens, error_code first) with a blocking wrapper each.
+// Backends: LocalSandbox (Linux namespaces, the default); the E2B cloud client is next.
 #pragma once
 
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/system/error_code.hpp>
+
 #include "e2beval/core/types.hpp"
+#include "e2beval/session.hpp"
 
 namespace e2beval {
 
+// How an execution's completion reports a failure of the sandbox itself (not of the program, whose failures
+// are outcomes): the error code (e2beval::errc, or asio's operation_aborted when cancelled) and, in the
+// result, outcome sandbox_error with the reason in `detail`. The blocking wrappers throw it instead.
+using ExecSignature = void(boost::system::error_code, ExecResult);
+using ExecHandler = boost::asio::any_completion_handler<ExecSignature>;
+
 class Sandbox {
 public:
+    using executor_type = boost::asio::any_io_executor;
+
+    // `executor` runs the I/O of asynchronous operations whose completion handler has no executor of its
+    // own (asio::bind_executor, a coroutine's use_awaitable). It may be empty: then every asynchronous call
+    // must bring one, and the blocking wrappers (which use a private io_context) still work.
+    explicit Sandbox(executor_type executor = {}) : executor_(std::move(executor)) {}
+    Sandbox(const Sandbox&) = delete;
+    Sandbox& operator=(const Sandbox&) = delete;
     virtual ~Sandbox() = default;
 
-    // Blocking: runs `request` to completion. Failures of the program are reported in the result's outcome;
-    // only a sandbox that cannot be built throws (sandbox_error).
-    virtual ExecResult execute(const ExecRequest& request) = 0;
+    executor_type get_executor() const noexcept { return executor_; }
+    // "local", "e2b": what make_sandbox() was asked for.
+    virtual std::string_view backend() const noexcept = 0;
+
+    // Runs `request` to completion. Completes with (error_code, ExecResult) on the handler's associated
+    // executor: the program's failures (exit status, limits) are outcomes with no error; a request the
+    // backend refuses or cannot run completes with an error and outcome sandbox_error. Supports per-operation
+    // cancellation (asio::bind_cancellation_slot): a cancelled execution is killed with its whole tree and
+    // completes with asio::error::operation_aborted.
+    template <typename CompletionToken>
+    auto async_execute(ExecRequest request, CompletionToken&& token) {
+        return boost::asio::async_initiate<CompletionToken, ExecSignature>(
+            [this](auto handler, ExecRequest queued) {
+                auto io = boost::asio::get_associated_executor(handler, executor_);
+                start_execute(io, std::move(queued), on_handler_executor(io, std::move(handler)));
+            },
+            token, std::move(request));
+    }
+
+    // Blocking: runs the request on a private io_context. Throws input_error for a request the backend
+    // refuses, sandbox_error when the sandbox cannot be built; the program's own failures are outcomes.
+    ExecResult execute(const ExecRequest& request);
+
+    // A stateful sandbox (E2B's model: code contexts, commands, files). Throws sandbox_error when it cannot
+    // start, input_error for bad options. The session lives until kill(), its timeout or the end of this
+    // process; this backend object lists it and finds it by id while it lives.
+    virtual std::shared_ptr<Session> create_session(const SessionOptions& options = {}) = 0;
+    virtual std::vector<SessionInfo> list_sessions() = 0;
+    virtual std::shared_ptr<Session> find_session(const std::string& id) = 0;
+
+protected:
+    // What a backend implements: start the execution with its I/O on `io`, and call `handler` exactly once.
+    // It may throw for a request it refuses, but only before it takes `handler` (it is left untouched then);
+    // execute() and async_execute() turn that into an error completion.
+    virtual void initiate_execute(executor_type io, ExecRequest request, ExecHandler& handler) = 0;
+
+private:
+    void start_execute(executor_type io, ExecRequest request, ExecHandler handler) noexcept;
+
+    // The handler runs on its own associated executor (Asio's rule for composed operations), which is kept
+    // from running out of work until then.
+    template <typename Handler>
+    static ExecHandler on_handler_executor(const executor_type& io, Handler handler) {
+        auto work = boost::asio::prefer(boost::asio::get_associated_executor(handler, io),
+                                        boost::asio::execution::outstanding_work.tracked);
+        auto slot = boost::asio::get_associated_cancellation_slot(handler);
+        // The caller's cancellation slot stays associated, so the backend can kill a cancelled execution.
+        return ExecHandler(boost::asio::bind_cancellation_slot(
+            slot, [handler = std::move(handler), work = std::move(work)](boost::system::error_code ec, ExecResult result) mutable {
+                boost::asio::dispatch(work, [handler = std::move(handler), ec, result = std::move(result)]() mutable {
+                    std::move(handler)(ec, std::move(result));
+                });
+            }));
+    }
+
+    executor_type executor_;
 };
+
+// Which backend a face wants, by name, with that backend's settings.
+struct BackendConfig {
+    std::string backend = "local";  // "local"; "e2b" is not built yet
+    // local: the Python that runs the code (empty: $E2BEVAL_PYTHON, else python3) and the warm pool.
+    std::string python_executable;
+    bool warm_pool = true;
+};
+
+// The backend `config` names. Throws input_error for an unknown backend, naming the known ones.
+std::unique_ptr<Sandbox> make_sandbox(const BackendConfig& config = {});
 
 }  // namespace e2beval

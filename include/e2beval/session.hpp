@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +103,19 @@ public:
     CommandOutput run_command(const std::string& command, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
     void write_file(const std::string& path, const std::string& bytes);
     std::string read_file(const std::string& path);
+};
+
+// The sessions a face's backends started, listed and found by id. A face owns one (the server, the Python
+// module) and shares it among the backend objects it creates; nothing is process-wide.
+class SessionRegistry {
+public:
+    void add(const std::shared_ptr<Session>& session);
+    std::vector<SessionInfo> list();                        // the live ones
+    std::shared_ptr<Session> find(const std::string& id);  // nullptr when unknown or gone
+
+private:
+    std::mutex mutex_;
+    std::vector<std::weak_ptr<Session>> sessions_;
 };
 
 }  // namespace e2beval

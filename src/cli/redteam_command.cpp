@@ -121,7 +121,7 @@ struct RedteamRun {
     SafetyScanner scanner;
     bool scan = true;
     bool network = false;
-    LocalSandbox& sandbox;
+    Sandbox& sandbox;
     RedteamHost& host;
 
     AttackReport run(const RedteamAttack& attack) {

@@ -32,7 +32,7 @@ std::optional<Language> language_from_tag(std::string_view tag) noexcept {
 }
 
 namespace {
-constexpr std::array<std::pair<Outcome, std::string_view>, 11> kOutcomeNames{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 12> kOutcomeNames{{
     {Outcome::ok, "ok"},
     {Outcome::exit_nonzero, "exit_nonzero"},
     {Outcome::signaled, "signaled"},
@@ -44,6 +44,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 11> kOutcomeNames{{
     {Outcome::pids_limit, "pids_limit"},
     {Outcome::seccomp_violation, "seccomp_violation"},
     {Outcome::sandbox_error, "sandbox_error"},
+    {Outcome::cancelled, "cancelled"},
 }};
 }  // namespace
 

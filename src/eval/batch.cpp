@@ -1,7 +1,8 @@
-// Bounded-concurrency batches over LocalSandbox::async_execute: one io_context, `jobs` sandboxes in
+// Bounded-concurrency batches over Sandbox::async_execute: one io_context, `jobs` sandboxes in
 // flight, the next item started as soon as one completes.
 #include "e2beval/eval/batch.hpp"
 
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
@@ -39,15 +40,16 @@ ExecResult refused(const std::exception& failure) {
 
 }  // namespace
 
-std::vector<ExecResult> execute_many(LocalSandbox& sandbox, const std::vector<ExecRequest>& requests,
+std::vector<ExecResult> execute_many(Sandbox& sandbox, const std::vector<ExecRequest>& requests,
                                      const BatchOptions& options) {
     std::vector<ExecResult> results(requests.size());
     run_bounded(requests.size(), options, [&](boost::asio::io_context& context, std::size_t index, std::function<void()> done) {
         try {
-            sandbox.async_execute(context.get_executor(), requests[index], [&results, index, done](ExecResult result) {
-                results[index] = std::move(result);
-                done();
-            });
+            sandbox.async_execute(requests[index],
+                                  boost::asio::bind_executor(context, [&results, index, done](boost::system::error_code, ExecResult result) {
+                                      results[index] = std::move(result);  // a refused request: sandbox_error, reason in detail
+                                      done();
+                                  }));
         } catch (const std::exception& failure) {
             results[index] = refused(failure);
             boost::asio::post(context, done);
@@ -56,7 +58,7 @@ std::vector<ExecResult> execute_many(LocalSandbox& sandbox, const std::vector<Ex
     return results;
 }
 
-std::vector<Verdict> evaluate_many(LocalSandbox& sandbox, const RunnerOptions& runner_options,
+std::vector<Verdict> evaluate_many(Sandbox& sandbox, const RunnerOptions& runner_options,
                                    const std::vector<EvaluationItem>& items, const BatchOptions& options) {
     const Runner runner(sandbox, runner_options);
     std::vector<Verdict> verdicts(items.size());
@@ -69,11 +71,11 @@ std::vector<Verdict> evaluate_many(LocalSandbox& sandbox, const RunnerOptions& r
             return;
         }
         try {
-            sandbox.async_execute(context.get_executor(), *prepared->request,
-                                  [&, prepared, index, done](ExecResult result) {
+            sandbox.async_execute(*prepared->request,
+                                  boost::asio::bind_executor(context, [&, prepared, index, done](boost::system::error_code, ExecResult result) {
                                       verdicts[index] = runner.finish(std::move(*prepared), std::move(result), item.spec);
                                       done();
-                                  });
+                                  }));
         } catch (const std::exception& failure) {
             verdicts[index] = runner.finish(std::move(*prepared), refused(failure), item.spec);
             boost::asio::post(context, done);

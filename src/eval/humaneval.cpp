@@ -110,7 +110,7 @@ double pass_at_k(std::size_t samples, std::size_t correct, std::size_t k) {
     return 1.0 - all_fail;
 }
 
-HumanEvalReport evaluate_humaneval(LocalSandbox& sandbox, const std::vector<HumanEvalTask>& tasks,
+HumanEvalReport evaluate_humaneval(Sandbox& sandbox, const std::vector<HumanEvalTask>& tasks,
                                    const std::vector<HumanEvalSample>& samples, const ExecRequest& settings,
                                    const std::vector<std::size_t>& ks, const BatchOptions& batch) {
     std::map<std::string, const HumanEvalTask*> by_id;

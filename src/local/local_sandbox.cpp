@@ -8,7 +8,11 @@
 #include <unistd.h>
 
 #include <array>
+#include <optional>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 #include <fstream>
 #include <iterator>
@@ -23,6 +27,7 @@
 #include "local/cgroup.hpp"
 #include "local/fd.hpp"
 #include "local/interpreters.hpp"
+#include "local/local_settings.hpp"
 #include "local/mountns.hpp"
 #include "local/rlimit.hpp"
 #include "local/seccomp.hpp"
@@ -122,19 +127,26 @@ InterpreterInfo discover_python(const std::string& python) {
     return info;
 }
 
-LocalSandbox::LocalSandbox(LocalSandboxOptions options) : options_(std::move(options)) {
-    if (options_.pool.enabled) pool_ = std::make_shared<local::WarmPool>(options_.pool.max_zygotes, options_.pool.max_uses);
-    if (options_.python_info) {
-        python_ = *options_.python_info;
-        return;
+LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) : Sandbox(std::move(executor)) {
+    auto settings = std::make_shared<Settings>();
+    settings->options = std::move(options);
+    auto& configured = settings->options;
+    if (configured.pool.enabled) pool_ = std::make_shared<local::WarmPool>(configured.pool.max_zygotes, configured.pool.max_uses);
+    sessions_ = configured.sessions ? configured.sessions : std::make_shared<SessionRegistry>();
+    if (configured.python_info) {
+        settings->python = *configured.python_info;
+    } else {
+        std::string python = configured.python_executable;
+        if (python.empty()) {
+            const char* from_env = std::getenv("E2BEVAL_PYTHON");
+            python = from_env && *from_env ? from_env : "python3";
+        }
+        settings->python = discover_python(python);
     }
-    std::string python = options_.python_executable;
-    if (python.empty()) {
-        const char* from_env = std::getenv("E2BEVAL_PYTHON");
-        python = from_env && *from_env ? from_env : "python3";
-    }
-    python_ = discover_python(python);
+    settings_ = std::move(settings);
 }
+
+const InterpreterInfo& LocalSandbox::python() const noexcept { return settings_->python; }
 
 namespace {
 
@@ -152,20 +164,20 @@ std::string hex(const std::vector<sock_filter>& filter) {
 
 }  // namespace
 
-local::SupervisionRequest LocalSandbox::base_request(const ExecRequest& request, bool with_filesystem,
-                                                     const std::vector<std::string>& more_read_only_paths) const {
+local::SupervisionRequest local::base_request(const LocalSandbox::Settings& settings, const ExecRequest& request,
+                                              bool with_filesystem, const std::vector<std::string>& more_read_only_paths) {
     const auto ids = local::choose_id_mapping();
     local::SupervisionRequest supervision;
     auto& plan = supervision.plan;
-    const auto program = local::program_command(request.language, kWorkspace, python_, local::configured_node(options_.node_executable),
+    const auto program = local::program_command(request.language, kWorkspace, settings.python, local::configured_node(settings.options.node_executable),
                                                 request.limits);
     if (with_filesystem) {
         local::RootFilesystemSpec filesystem;
         filesystem.read_only_paths = kSystemPaths;
         filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), program.read_only_paths.begin(),
                                           program.read_only_paths.end());
-        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), options_.extra_read_only_paths.begin(),
-                                          options_.extra_read_only_paths.end());
+        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), settings.options.extra_read_only_paths.begin(),
+                                          settings.options.extra_read_only_paths.end());
         filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), more_read_only_paths.begin(),
                                           more_read_only_paths.end());
         if (request.isolation.network)
@@ -208,60 +220,95 @@ local::SupervisionRequest LocalSandbox::base_request(const ExecRequest& request,
     return supervision;
 }
 
-std::unique_ptr<local::Zygote> LocalSandbox::start_zygote(const IsolationProfile& isolation) const {
+namespace {
+
+std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settings, const IsolationProfile& isolation) {
     ExecRequest zygote;
     zygote.code = local::kPythonZygoteSource;
     zygote.isolation = isolation;
     zygote.limits.workspace_bytes = 1 * kMiB;
-    auto request = base_request(zygote, true);
+    auto request = local::base_request(settings, zygote, true);
     request.plan.zygote = true;
     request.plan.program_path = "/tmp/zygote.py";
-    request.plan.arguments = {local::path_inside(python_.executable), "-I", "-B", "-u", request.plan.program_path};
+    request.plan.arguments = {local::path_inside(settings.python.executable), "-I", "-B", "-u", request.plan.program_path};
     // The zygote itself runs no untrusted code: the per-execution limits are set in each child.
     request.plan.rlimits = {{RLIMIT_CORE, 0, 0, "RLIMIT_CORE"}};
     request.plan.finalize();
     const auto& seccomp = seccomp_program(isolation.seccomp, isolation.network, Language::python);
-    const auto settings = boost::json::serialize(boost::json::object{{"filter", hex(seccomp.instructions)},
+    const auto zygote_settings = boost::json::serialize(boost::json::object{{"filter", hex(seccomp.instructions)},
                                                                      {"reports_denials", seccomp.reports_denials},
                                                                      {"private_network", !isolation.network}});
-    return local::spawn_zygote(std::move(request), settings);
+    return local::spawn_zygote(std::move(request), zygote_settings);
 }
 
-void LocalSandbox::start(boost::asio::any_io_executor executor, ExecRequest request,
-                         boost::asio::any_completion_handler<void(ExecResult)> handler) {
-    validate_request(request);
+}  // namespace
+
+void LocalSandbox::initiate_execute(executor_type io, ExecRequest request, ExecHandler& handler) {
+    validate_request(request);  // a refusal throws here, while `handler` is still the caller's
+    // From here on the handler is ours: whatever fails completes it with the error (exactly once).
+    const auto slot = boost::asio::get_associated_cancellation_slot(handler);
+    auto taken = std::make_shared<std::optional<ExecHandler>>(std::move(handler));
+    const auto complete = [taken](boost::system::error_code ec, ExecResult result) {
+        if (!*taken) return;
+        auto owned = std::move(**taken);
+        taken->reset();
+        std::move(owned)(ec, std::move(result));
+    };
+    // The caller's cancellation slot goes with the execution: the supervisor kills a cancelled sandbox.
+    boost::asio::any_completion_handler<void(ExecResult)> inner(boost::asio::bind_cancellation_slot(slot, [complete](ExecResult result) {
+        const auto ec = result.outcome == Outcome::cancelled ? boost::system::error_code(boost::asio::error::operation_aborted)
+                                                             : boost::system::error_code();
+        complete(ec, std::move(result));
+    }));
+    try {
+        run(io, std::move(request), inner);
+    } catch (const std::exception& failure) {
+        const auto code = dynamic_cast<const error*>(&failure) ? static_cast<const error&>(failure).code() : errc::sandbox_setup;
+        ExecResult result;
+        result.outcome = Outcome::sandbox_error;
+        result.detail = failure.what();
+        boost::asio::post(io, [complete, code, result = std::move(result)]() mutable {
+            complete(boost::system::error_code(make_error_code(code)), std::move(result));
+        });
+    }
+}
+
+void LocalSandbox::run(executor_type io, ExecRequest request, boost::asio::any_completion_handler<void(ExecResult)>& handler) {
+    const auto& settings = settings_;
     if (pool_ && request.language == Language::python) {
         std::shared_ptr<local::Zygote> zygote;
         try {
-            zygote = pool_->acquire(request.isolation.network, [&] { return start_zygote(request.isolation); });
+            zygote = pool_->acquire(request.isolation, [&] { return start_zygote(*settings, request.isolation); });
         } catch (const error&) {
             zygote = nullptr;  // the pool cannot start here: this execution runs cold, just as isolated
         }
         if (zygote) {
-            const bool key = request.isolation.network;
             local::WarmHooks hooks;
-            hooks.release = [pool = pool_, zygote, key](bool healthy) { pool->release(key, zygote, healthy); };
+            hooks.release = [pool = pool_, zygote, key = request.isolation](bool healthy) { pool->release(key, zygote, healthy); };
             hooks.kill_zygote = [zygote] { zygote->kill(); };
             hooks.zygote_pidfd = ::fcntl(zygote->init_pidfd(), F_DUPFD_CLOEXEC, 0);
-            hooks.run_cold = [this, executor, request](boost::asio::any_completion_handler<void(ExecResult)> cold) {
-                local::supervise(executor, base_request(request, true), std::move(cold));
+            // Holds the settings, not `this`: the LocalSandbox may be gone when the cold run starts.
+            hooks.run_cold = [settings, io, request](boost::asio::any_completion_handler<void(ExecResult)> cold) {
+                local::supervise(io, local::base_request(*settings, request, true), std::move(cold));
             };
-            bool taken = false;
+            auto warm_request = local::base_request(*settings, request, false);
+            bool started = false;
             try {
-                taken = local::supervise_warm(executor, *zygote, base_request(request, false), hooks, handler);
+                started = local::supervise_warm(io, *zygote, std::move(warm_request), hooks, handler);
             } catch (...) {
                 hooks.release(false);
                 throw;
             }
-            if (taken) return;
+            if (started) return;
             hooks.release(false);  // the zygote died: this execution runs cold, just as isolated
         }
     }
-    local::supervise(std::move(executor), base_request(request, true), std::move(handler));
+    auto cold_request = local::base_request(*settings, request, true);
+    local::supervise(std::move(io), std::move(cold_request), std::move(handler));
 }
 
 void LocalSandbox::warm_up(std::size_t count, const IsolationProfile& isolation) {
-    if (pool_) pool_->warm_up(isolation.network, count, [&] { return start_zygote(isolation); });
+    if (pool_) pool_->warm_up(isolation, count, [&] { return start_zygote(*settings_, isolation); });
 }
 
 std::vector<int> LocalSandbox::zygote_pids() const {
@@ -273,12 +320,5 @@ std::vector<int> LocalSandbox::zygote_pids() const {
 
 LocalSandbox::~LocalSandbox() = default;
 
-ExecResult LocalSandbox::execute(const ExecRequest& request) {
-    boost::asio::io_context context;
-    ExecResult result;
-    async_execute(context.get_executor(), request, [&result](ExecResult r) { result = std::move(r); });
-    context.run();
-    return result;
-}
 
 }  // namespace e2beval

@@ -24,6 +24,7 @@
 #include "e2beval/local/local_sandbox.hpp"
 #include "local/cgroup.hpp"
 #include "local/interpreters.hpp"
+#include "local/local_settings.hpp"
 #include "local/mountns.hpp"
 #include "local/rlimit.hpp"
 #include "local/seccomp.hpp"
@@ -318,7 +319,10 @@ Limits default_session_limits() {
     return limits;
 }
 
-local::SupervisionRequest LocalSandbox::session_request(const SessionOptions& options, const std::string& agent_source) const {
+namespace {
+
+local::SupervisionRequest session_request(const LocalSandbox::Settings& settings, const SessionOptions& options,
+                                          const std::string& agent_source) {
     ExecRequest base;
     base.language = Language::python;
     base.limits = options.limits;
@@ -327,11 +331,11 @@ local::SupervisionRequest LocalSandbox::session_request(const SessionOptions& op
     // JavaScript contexts need Node.js inside too: its install prefix when it is outside the system paths.
     std::optional<InterpreterInfo> node;
     try {
-        node = local::discover_node(local::configured_node(options_.node_executable));
+        node = local::discover_node(local::configured_node(settings.options.node_executable));
     } catch (const error&) {
         node.reset();  // no Node.js here: JavaScript contexts answer that it is unavailable, and why
     }
-    auto request = base_request(base, true, node ? node->read_only_paths : std::vector<std::string>{});
+    auto request = local::base_request(settings, base, true, node ? node->read_only_paths : std::vector<std::string>{});
     auto& plan = request.plan;
 
     // The agent is the program; it deletes its file once started. E2B's home directory is a link to the
@@ -340,7 +344,7 @@ local::SupervisionRequest LocalSandbox::session_request(const SessionOptions& op
     plan.working_directory = kHome;
     plan.program_path = kAgentPath;
     plan.program_source = agent_source;
-    plan.arguments = {local::path_inside(python_.executable), "-I", "-B", "-u", plan.program_path};
+    plan.arguments = {local::path_inside(settings.python.executable), "-I", "-B", "-u", plan.program_path};
     for (auto& variable : plan.environment)
         if (variable.rfind("HOME=", 0) == 0) variable = std::string("HOME=") + kHome;
     plan.environment.push_back(std::string("E2BEVAL_AGENT_HOME=") + kHome);
@@ -361,6 +365,8 @@ local::SupervisionRequest LocalSandbox::session_request(const SessionOptions& op
     return request;
 }
 
+}  // namespace
+
 std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& options) {
     if (options.timeout.count() <= 0) throw input_error("a session's timeout must be positive (seconds until it is killed)");
     local::check_memory_floor(options.limits);
@@ -369,26 +375,16 @@ std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& opti
             throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");
         if (value.find('\0') != std::string::npos) throw input_error("environment variable " + name + " holds a NUL byte");
     }
-    auto sandbox = local::SessionKeeper::instance().spawn(session_request(options, local::kSessionAgentSource));
+    auto sandbox = local::SessionKeeper::instance().spawn(session_request(*settings_, options, local::kSessionAgentSource));
     auto session = std::make_shared<LocalSession>(random_id(), std::move(sandbox), options);
     session->wait_until_ready();
     local::SessionKeeper::instance().schedule(session, std::chrono::steady_clock::now() + options.timeout);
+    sessions_->add(session);
     return session;
 }
 
-std::vector<SessionInfo> LocalSandbox::list_sessions() {
-    std::vector<SessionInfo> infos;
-    for (const auto& kept : local::SessionKeeper::instance().sessions())
-        if (auto session = std::dynamic_pointer_cast<LocalSession>(kept); session && session->alive())
-            infos.push_back(session->info());
-    return infos;
-}
+std::vector<SessionInfo> LocalSandbox::list_sessions() { return sessions_->list(); }
 
-std::shared_ptr<Session> LocalSandbox::find_session(const std::string& id) {
-    for (const auto& kept : local::SessionKeeper::instance().sessions())
-        if (kept->keeper_id() == id)
-            if (auto session = std::dynamic_pointer_cast<LocalSession>(kept); session && session->alive()) return session;
-    return nullptr;
-}
+std::shared_ptr<Session> LocalSandbox::find_session(const std::string& id) { return sessions_->find(id); }
 
 }  // namespace e2beval

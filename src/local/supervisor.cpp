@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -242,6 +243,14 @@ public:
     }
 
     void start() {
+        // The caller's cancellation (asio::bind_cancellation_slot) kills the sandbox like a limit would.
+        if (auto slot = asio::get_associated_cancellation_slot(handler_); slot.is_connected())
+            slot.assign([weak = weak_from_this(), executor = pidfd_.get_executor()](asio::cancellation_type type) {
+                if (type == asio::cancellation_type::none) return;
+                asio::post(executor, [weak] {
+                    if (auto self = weak.lock()) self->kill_for(Outcome::cancelled);
+                });
+            });
         timer_.expires_after(limits_.wall_time);
         timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
             if (!ec) self->kill_for(Outcome::timeout);
@@ -520,6 +529,7 @@ private:
             warm_.release = nullptr;
             release(zygote_healthy_);
         }
+        asio::get_associated_cancellation_slot(handler_).clear();  // nothing left to cancel
         auto handler = std::move(handler_);
         auto result = std::move(result_);
         asio::post(pidfd_.get_executor(), [handler = std::move(handler), result = std::move(result)]() mutable {
@@ -545,6 +555,7 @@ private:
         if (killed_for_) {
             result_.signal = SIGKILL;
             switch (*killed_for_) {
+                case Outcome::cancelled: return set(Outcome::cancelled, "killed: the caller cancelled the execution");
                 case Outcome::timeout:
                     return set(Outcome::timeout, "killed after the " + seconds_text(limits_.wall_time) + " wall-clock limit");
                 case Outcome::output_limit:

@@ -5,7 +5,7 @@
 
 namespace e2beval::local {
 
-std::shared_ptr<Zygote> WarmPool::acquire(bool key, const Starter& start) {
+std::shared_ptr<Zygote> WarmPool::acquire(const IsolationProfile& key, const Starter& start) {
     {
         std::lock_guard lock(mutex_);
         auto& idle = idle_[key];
@@ -30,7 +30,7 @@ std::shared_ptr<Zygote> WarmPool::acquire(bool key, const Starter& start) {
     }
 }
 
-void WarmPool::release(bool key, std::shared_ptr<Zygote> zygote, bool healthy) {
+void WarmPool::release(const IsolationProfile& key, std::shared_ptr<Zygote> zygote, bool healthy) {
     std::lock_guard lock(mutex_);
     if (healthy && zygote->alive() && zygote->uses < max_uses_) {
         idle_[key].push_back(std::move(zygote));
@@ -40,7 +40,7 @@ void WarmPool::release(bool key, std::shared_ptr<Zygote> zygote, bool healthy) {
     zygote->kill();
 }
 
-void WarmPool::warm_up(bool key, std::size_t count, const Starter& start) {
+void WarmPool::warm_up(const IsolationProfile& key, std::size_t count, const Starter& start) {
     std::vector<std::shared_ptr<Zygote>> started;
     for (;;) {
         {

@@ -1,4 +1,4 @@
-// The warm pool: zygotes kept per isolation key (today: whether the network is opted in), each serving
+// The warm pool: zygotes kept per isolation profile (network, seccomp mode, minimum level), each serving
 // one execution at a time, recycled after a number of uses or on any anomaly, replaced when they die.
 #pragma once
 
@@ -21,11 +21,11 @@ public:
 
     // An idle zygote for `key`, started with `start` when none is idle and the pool has room; nullptr
     // when every zygote is busy and the pool is full (the caller then runs cold).
-    std::shared_ptr<Zygote> acquire(bool key, const Starter& start);
+    std::shared_ptr<Zygote> acquire(const IsolationProfile& key, const Starter& start);
     // Gives a zygote back; an unhealthy or worn-out one is killed instead.
-    void release(bool key, std::shared_ptr<Zygote> zygote, bool healthy);
+    void release(const IsolationProfile& key, std::shared_ptr<Zygote> zygote, bool healthy);
     // Starts zygotes until `count` are idle for `key` (or the pool is full).
-    void warm_up(bool key, std::size_t count, const Starter& start);
+    void warm_up(const IsolationProfile& key, std::size_t count, const Starter& start);
     // Host pids of the live zygotes' init processes.
     std::vector<pid_t> zygote_init_pids();
 
@@ -34,7 +34,7 @@ private:
     std::size_t max_zygotes_;
     unsigned max_uses_;
     std::size_t live_ = 0;
-    std::map<bool, std::vector<std::shared_ptr<Zygote>>> idle_;
+    std::map<IsolationProfile, std::vector<std::shared_ptr<Zygote>>> idle_;
     std::vector<std::weak_ptr<Zygote>> all_;
 };
 

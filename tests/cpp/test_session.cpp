@@ -103,12 +103,12 @@ TEST_CASE("set_timeout extends a session's life; kill is idempotent; sessions ar
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     CHECK(session->alive());
     bool listed = false;
-    for (const auto& info : LocalSandbox::list_sessions()) listed = listed || info.id == session->id();
+    for (const auto& info : testing::test_sandbox().list_sessions()) listed = listed || info.id == session->id();
     CHECK(listed);
-    CHECK(LocalSandbox::find_session(session->id()) == session);
+    CHECK(testing::test_sandbox().find_session(session->id()) == session);
     session->kill();
     session->kill();
-    CHECK(LocalSandbox::find_session(session->id()) == nullptr);
+    CHECK(testing::test_sandbox().find_session(session->id()) == nullptr);
 }
 
 TEST_CASE("bad requests to a session are failures that say what is wrong, and the session goes on") {

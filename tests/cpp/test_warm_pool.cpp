@@ -3,6 +3,10 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/io_context.hpp>
+#include <optional>
+
 #include "e2beval/local/local_sandbox.hpp"
 
 using namespace e2beval;
@@ -103,4 +107,53 @@ TEST_CASE("with the pool disabled every execution is cold") {
     sandbox.warm_up(2);
     CHECK(sandbox.zygote_pids().empty());
     CHECK_FALSE(run(sandbox, "print(1)").warm);
+}
+
+TEST_CASE("a kill-mode request never runs in a deny-mode zygote: zygotes are kept per whole isolation profile") {
+    LocalSandboxOptions options;
+    options.pool.enabled = true;
+    options.pool.max_zygotes = 2;
+    LocalSandbox sandbox(options);
+    sandbox.warm_up(1, IsolationProfile{});  // an idle deny-mode zygote, the one a network-only key would pick
+    REQUIRE(sandbox.zygote_pids().size() == 1);
+
+    ExecRequest strict;
+    strict.code = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint('before', flush=True)\nlibc.unshare(0x20000)\nprint('after')\n";
+    strict.isolation.seccomp = SeccompMode::kill;
+    const auto killed = sandbox.execute(strict);
+    CHECK(killed.warm);
+    CHECK_MESSAGE(killed.outcome == Outcome::seccomp_violation, to_string(killed.outcome) << ": " << killed.stdout_data);
+    CHECK(killed.stdout_data == "before\n");
+    CHECK(sandbox.zygote_pids().size() == 2);  // its own kill-mode zygote
+
+    ExecRequest lenient = strict;
+    lenient.isolation.seccomp = SeccompMode::deny;
+    const auto denied = sandbox.execute(lenient);
+    CHECK(denied.warm);
+    CHECK(denied.outcome == Outcome::ok);
+    CHECK(denied.stdout_data == "before\nafter\n");
+}
+
+TEST_CASE("a zygote that dies under an execution of a LocalSandbox already destroyed: the cold rerun still runs") {
+    // The cold rerun is prepared from settings the execution holds, not from the destroyed object; the
+    // sanitizer build (docs/cpp.md) shows no use after free.
+    boost::asio::io_context context;
+    std::optional<ExecResult> result;
+    {
+        auto sandbox = one_zygote_sandbox();
+        sandbox.warm_up(1);
+        const auto zygotes = sandbox.zygote_pids();
+        REQUIRE(zygotes.size() == 1);
+        ExecRequest request;
+        request.code = "print('rerun')";
+        sandbox.async_execute(request, boost::asio::bind_executor(context, [&](boost::system::error_code ec, ExecResult r) {
+                                  CHECK_FALSE(ec);
+                                  result = std::move(r);
+                              }));
+        ::kill(zygotes[0], SIGKILL);  // most often before the zygote forked the program: the execution reruns cold
+    }
+    context.run();
+    REQUIRE(result.has_value());
+    if (result->outcome == Outcome::ok) CHECK(result->stdout_data == "rerun\n");
+    else CHECK_MESSAGE(result->outcome == Outcome::signaled, to_string(result->outcome) << ": " << result->detail);
 }

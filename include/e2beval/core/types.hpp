@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -45,6 +46,7 @@ enum class Outcome {
     pids_limit,
     seccomp_violation,
     sandbox_error,
+    cancelled,  // the caller cancelled the execution (Asio per-operation cancellation): killed, nothing judged
 };
 
 std::string_view to_string(Outcome outcome) noexcept;
@@ -74,6 +76,9 @@ struct IsolationProfile {
     bool network = false;  // opt-in: true shares the host's network namespace (the code can reach the network)
     SeccompMode seccomp = SeccompMode::deny;
     IsolationLevel minimum_level = IsolationLevel::standard;
+
+    // Ordered, so a warm pool can keep zygotes per whole profile (each knob changes what a zygote enforces).
+    friend auto operator<=>(const IsolationProfile&, const IsolationProfile&) = default;
 };
 
 struct ExecRequest {

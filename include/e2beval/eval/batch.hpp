@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "e2beval/local/local_sandbox.hpp"
+#include "e2beval/sandbox.hpp"
 #include "e2beval/eval/runner.hpp"
 
 namespace e2beval {
@@ -20,7 +20,7 @@ struct BatchOptions {
 
 // A request the sandbox refuses (bad input, a host below the required level) becomes that item's
 // ExecResult with outcome sandbox_error and the reason in `detail`.
-std::vector<ExecResult> execute_many(LocalSandbox& sandbox, const std::vector<ExecRequest>& requests,
+std::vector<ExecResult> execute_many(Sandbox& sandbox, const std::vector<ExecRequest>& requests,
                                      const BatchOptions& options = {});
 
 struct EvaluationItem {
@@ -28,7 +28,7 @@ struct EvaluationItem {
     TestSpec spec;
 };
 
-std::vector<Verdict> evaluate_many(LocalSandbox& sandbox, const RunnerOptions& runner_options,
+std::vector<Verdict> evaluate_many(Sandbox& sandbox, const RunnerOptions& runner_options,
                                    const std::vector<EvaluationItem>& items, const BatchOptions& options = {});
 
 }  // namespace e2beval

@@ -53,7 +53,7 @@ struct HumanEvalReport {
 
 // Evaluates `samples` (or, when empty, every task's canonical solution) in the sandbox. Unknown task ids
 // are input errors.
-HumanEvalReport evaluate_humaneval(LocalSandbox& sandbox, const std::vector<HumanEvalTask>& tasks,
+HumanEvalReport evaluate_humaneval(Sandbox& sandbox, const std::vector<HumanEvalTask>& tasks,
                                    const std::vector<HumanEvalSample>& samples, const ExecRequest& settings,
                                    const std::vector<std::size_t>& ks, const BatchOptions& batch = {});
 

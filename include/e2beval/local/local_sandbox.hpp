@@ -7,9 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <boost/asio/any_completion_handler.hpp>
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/async_result.hpp>
 
 #include "e2beval/sandbox.hpp"
 #include "e2beval/session.hpp"
@@ -41,6 +38,9 @@ struct LocalSandboxOptions {
         std::size_t max_zygotes = 8;  // each serves one execution at a time; beyond this, executions run cold
         unsigned max_uses = 500;      // a zygote is replaced after this many executions
     } pool;
+    // Where create_session() registers its sessions for list_sessions()/find_session(). Empty: this
+    // sandbox keeps its own; a face that creates several sandboxes (the Python module) shares one.
+    std::shared_ptr<SessionRegistry> sessions;
 };
 
 namespace local {
@@ -54,29 +54,19 @@ InterpreterInfo discover_python(const std::string& python);
 
 class LocalSandbox : public Sandbox {
 public:
-    // Finds the interpreter once; throws sandbox_error when it cannot be found.
-    explicit LocalSandbox(LocalSandboxOptions options = {});
+    // Finds the interpreter once; throws sandbox_error when it cannot be found. `executor`: see Sandbox.
+    explicit LocalSandbox(LocalSandboxOptions options = {}, executor_type executor = {});
 
-    // Blocking: runs the request on an internal io_context.
-    ExecResult execute(const ExecRequest& request) override;
-
-    // Asynchronous: completes with void(ExecResult) on `executor`. Throws input_error for a bad request.
-    template <typename CompletionToken>
-    auto async_execute(boost::asio::any_io_executor executor, ExecRequest request, CompletionToken&& token) {
-        return boost::asio::async_initiate<CompletionToken, void(ExecResult)>(
-            [this, executor](auto handler, ExecRequest r) { start(executor, std::move(r), std::move(handler)); },
-            token, std::move(request));
-    }
-
-    const InterpreterInfo& python() const noexcept { return python_; }
+    std::string_view backend() const noexcept override { return "local"; }
+    const InterpreterInfo& python() const noexcept;
 
     // Starts a long-lived session (docs/session-protocol.md) with this sandbox's interpreter. Throws
     // sandbox_error when it cannot start, saying why. The session lives until kill(), its timeout, or the
     // end of this process, whichever comes first; it does not depend on this LocalSandbox object.
-    std::shared_ptr<Session> create_session(const SessionOptions& options = {});
-    // The live sessions of this process, and one of them by id (nullptr when unknown or gone).
-    static std::vector<SessionInfo> list_sessions();
-    static std::shared_ptr<Session> find_session(const std::string& id);
+    std::shared_ptr<Session> create_session(const SessionOptions& options = {}) override;
+    // The live sessions in this sandbox's registry (LocalSandboxOptions::sessions), and one of them by id.
+    std::vector<SessionInfo> list_sessions() override;
+    std::shared_ptr<Session> find_session(const std::string& id) override;
 
     // Starts zygotes until `count` are idle for `isolation` (no-op when the pool is disabled).
     void warm_up(std::size_t count, const IsolationProfile& isolation = {});
@@ -85,18 +75,20 @@ public:
 
     ~LocalSandbox() override;
 
-private:
-    void start(boost::asio::any_io_executor executor, ExecRequest request,
-               boost::asio::any_completion_handler<void(ExecResult)> handler);
-    // `more_read_only_paths`: host paths to mount besides the language's own (a session's Node.js).
-    local::SupervisionRequest base_request(const ExecRequest& request, bool with_filesystem,
-                                           const std::vector<std::string>& more_read_only_paths = {}) const;
-    std::unique_ptr<local::Zygote> start_zygote(const IsolationProfile& isolation) const;
-    local::SupervisionRequest session_request(const SessionOptions& options, const std::string& agent_source) const;
+    // What an execution in flight keeps alive: it may outlive this object (destroying a LocalSandbox
+    // while a warm execution falls back to a cold run must not leave that run with a dangling `this`).
+    struct Settings;
 
-    LocalSandboxOptions options_;
-    InterpreterInfo python_;
+protected:
+    void initiate_execute(executor_type io, ExecRequest request, ExecHandler& handler) override;
+
+private:
+    // Runs the request warm (from a zygote) or cold; throws only before it took `handler`.
+    void run(executor_type io, ExecRequest request, boost::asio::any_completion_handler<void(ExecResult)>& handler);
+
+    std::shared_ptr<const Settings> settings_;
     std::shared_ptr<local::WarmPool> pool_;
+    std::shared_ptr<SessionRegistry> sessions_;
 };
 
 }  // namespace e2beval

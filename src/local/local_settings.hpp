@@ -1,0 +1,27 @@
+// What every execution and session of a LocalSandbox is built from, shared by the one-shot path
+// (local_sandbox.cpp) and sessions (session.cpp). Held by shared_ptr: an execution in flight keeps it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "e2beval/local/local_sandbox.hpp"
+#include "local/supervisor.hpp"
+
+namespace e2beval {
+
+struct LocalSandbox::Settings {
+    LocalSandboxOptions options;
+    InterpreterInfo python;
+};
+
+namespace local {
+
+// The sandbox for `request`: its root filesystem (unless `with_filesystem` is false: a warm child inherits its
+// zygote's), identity, program, environment, rlimits and seccomp filter. `more_read_only_paths`: host paths to
+// mount besides the language's own (a session's Node.js).
+SupervisionRequest base_request(const LocalSandbox::Settings& settings, const ExecRequest& request, bool with_filesystem,
+                                const std::vector<std::string>& more_read_only_paths = {});
+
+}  // namespace local
+}  // namespace e2beval
