@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# README command two: set everything up, then run every test: C++ (doctest via ctest), Python (pytest)
-# and the integration tests that drive the real promptfoo CLI.
+# README command two: set everything up, then run every test: C++ (doctest via ctest), Python (pytest),
+# the integration tests that drive the real promptfoo CLI, and the C++ consumer projects (packaging).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup.sh"
@@ -14,3 +14,6 @@ ctest --test-dir build/cpp --output-on-failure
 
 echo "== Python, integration and the security corpus: pytest"
 python -m pytest -q tests/python tests/integration tests/security
+
+echo "== C++ consumers: install, find_package, add_subdirectory, pkg-config, one version"
+bash tests/consumers/run.sh

@@ -24,6 +24,7 @@
 #include "e2beval/eval/runner.hpp"
 #include "e2beval/analysis/safety.hpp"
 #include "e2beval/core/text.hpp"
+#include "e2beval/version.hpp"
 
 namespace py = pybind11;
 namespace json = boost::json;
@@ -324,6 +325,8 @@ std::string doctor_json(const std::string& python_json, const std::string& pytho
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "e2beval's compiled core; use the public `e2beval` package instead.";
+    // The version the core was compiled with (include/e2beval/version.hpp, the one place it is written).
+    m.attr("__version__") = E2BEVAL_VERSION;
 
     static py::exception<error> base(m, "Error", PyExc_RuntimeError);
     static py::exception<input_error> input(m, "InputError", base.ptr());

@@ -16,7 +16,8 @@ from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union
 from e2beval import _core
 from e2beval._core import Error, ExtractionError, InputError, IOError, SandboxError
 
-__version__ = "0.1.0"
+# Written once, in include/e2beval/version.hpp; the compiled core carries it.
+__version__: str = _core.__version__
 
 __all__ = [
     "Error",

@@ -7,10 +7,9 @@
 #include "cli/commands.hpp"
 #include "cli/python_interpreter.hpp"
 #include "e2beval/core/error.hpp"
+#include "e2beval/version.hpp"
 
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 void print_overview() {
     std::cout << "Usage: e2beval COMMAND [OPTIONS] ...\n\n"
@@ -35,7 +34,7 @@ int main(int argc, char** argv) {
         return arguments.empty() ? kExitUsage : 0;
     }
     if (arguments[0] == "--version") {
-        std::cout << "e2beval " << kVersion << "\n";
+        std::cout << "e2beval " << e2beval::kVersion << "\n";
         return 0;
     }
     for (const auto& command : commands()) {
