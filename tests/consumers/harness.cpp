@@ -5,6 +5,8 @@
 #include <e2beval/e2beval.hpp>
 // [end]
 
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/io_context.hpp>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -65,6 +67,22 @@ int main() {
         // [end]
         expect("batch, right answer", verdicts.at(0), true);
         expect("batch, wrong answer", verdicts.at(1), false);
+
+        std::string printed;
+        // [snippet:async]
+        boost::asio::io_context context;
+        e2beval::Sandbox& backend = sandbox;  // any backend: e2beval::make_sandbox({"local"}) gives one by name
+        e2beval::ExecRequest request;
+        request.code = "print(6 * 7)";
+        backend.async_execute(request, boost::asio::bind_executor(context, [&](boost::system::error_code ec, e2beval::ExecResult result) {
+            // ec: the backend refused the request or could not run it (result.detail says why);
+            // otherwise result.outcome, result.stdout_data, result.wall_time ... describe the run
+            if (!ec) printed = result.stdout_data;
+        }));
+        context.run();  // runs every execution started on `context`, concurrently
+        // [end]
+        std::cout << "async: printed " << printed;
+        if (printed != "42\n") ++failures;
     } catch (const e2beval::error& failure) {
         std::cout << "e2beval error: " << failure.what() << "\n";
         return 1;
