@@ -1,5 +1,5 @@
-// The backend interface's own parts: turning a refused request into an error completion, the blocking
-// wrapper, and the factory that picks a backend by name.
+// The backend interface's own parts: turning a refused request into an error completion, and the blocking
+// wrapper. (The factory that knows every backend is src/make_sandbox.cpp, above them.)
 #include "e2beval/sandbox.hpp"
 
 #include <boost/asio/bind_executor.hpp>
@@ -7,7 +7,6 @@
 #include <boost/asio/post.hpp>
 
 #include "e2beval/core/error.hpp"
-#include "e2beval/local/local_sandbox.hpp"
 
 namespace e2beval {
 
@@ -55,14 +54,5 @@ ExecResult Sandbox::execute(const ExecRequest& request) {
     return result;
 }
 
-std::unique_ptr<Sandbox> make_sandbox(const BackendConfig& config) {
-    if (config.backend == "local") {
-        LocalSandboxOptions options;
-        options.python_executable = config.python_executable;
-        options.pool.enabled = config.warm_pool;
-        return std::make_unique<LocalSandbox>(std::move(options));
-    }
-    throw input_error("unknown sandbox backend '" + config.backend + "'; the backends are: local");
-}
 
 }  // namespace e2beval

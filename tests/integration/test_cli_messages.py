@@ -82,6 +82,21 @@ def test_run_and_eval_with_a_bad_python_exit_126_or_127_before_reading_anything(
 EXPONENT_NUMBER = re.compile(r"[:\[,]\s*-?\d+(\.\d+)?[eE][-+]?\d+")
 
 
+def write_suite(tmp_path, with_all):
+    """An `e2beval eval` suite whose scores are fractions (2 of 3) and, with `with_all`, whole (1.0)."""
+    answer = "```python\ndef add(a, b):\n    return a + b\n```"
+    tests = [{"id": "partly", "output": answer,
+              "vars": {"function_name": "add", "test_cases": [{"input": "1, 2", "expected": "3"},
+                                                                {"input": "2, 2", "expected": "5"},
+                                                                {"input": "0, 0", "expected": "0"}]}}]
+    if with_all:
+        tests.append({"id": "all", "output": answer,
+                      "vars": {"function_name": "add", "test_input": "1, 1", "expected_output": "2"}})
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"tests": tests}))
+    return suite
+
+
 def test_json_output_writes_plain_numbers(tmp_path):
     program = tmp_path / "p.py"
     program.write_text("print(1)\n")
@@ -89,15 +104,7 @@ def test_json_output_writes_plain_numbers(tmp_path):
     assert result.returncode == 0
     assert not EXPONENT_NUMBER.search(result.stdout), result.stdout
     assert re.search(r'"wall_time_s":\d+\.\d+', result.stdout), result.stdout
-    answer = "```python\ndef add(a, b):\n    return a + b\n```"
-    suite = tmp_path / "suite.json"
-    suite.write_text(json.dumps({"tests": [
-        {"id": "partly", "output": answer,
-         "vars": {"function_name": "add", "test_cases": [{"input": "1, 2", "expected": "3"},
-                                                           {"input": "2, 2", "expected": "5"},
-                                                           {"input": "0, 0", "expected": "0"}]}},
-        {"id": "all", "output": answer, "vars": {"function_name": "add", "test_input": "1, 1", "expected_output": "2"}},
-    ]}))
+    suite = write_suite(tmp_path, with_all=True)
     evaluated = run("eval", "--json", "--no-metrics", str(suite))
     assert not EXPONENT_NUMBER.search(evaluated.stdout), evaluated.stdout
     assert '"score":0.6666666666666666' in evaluated.stdout and '"score":1.0' in evaluated.stdout, evaluated.stdout
@@ -107,14 +114,7 @@ def test_json_output_writes_plain_numbers(tmp_path):
 
 
 def test_metrics_files_and_json_reports_write_plain_numbers(tmp_path):
-    answer = "```python\ndef add(a, b):\n    return a + b\n```"
-    suite = tmp_path / "suite.json"
-    suite.write_text(json.dumps({"tests": [
-        {"id": "partly", "output": answer,
-         "vars": {"function_name": "add", "test_cases": [{"input": "1, 2", "expected": "3"},
-                                                           {"input": "2, 2", "expected": "5"},
-                                                           {"input": "0, 0", "expected": "0"}]}},
-    ]}))
+    suite = write_suite(tmp_path, with_all=False)
     metrics = tmp_path / "metrics"
     evaluated = subprocess.run([CLI, "eval", str(suite)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                                env=dict(os.environ, PROMPTFOO_RESULTS_DIR=str(metrics)))
