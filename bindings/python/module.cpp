@@ -16,6 +16,7 @@
 #include "e2beval/analysis/extract.hpp"
 #include "e2beval/analysis/json.hpp"
 #include "e2beval/core/json.hpp"
+#include "e2beval/eval/answer.hpp"
 #include "e2beval/eval/json.hpp"
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
@@ -139,6 +140,23 @@ std::string execute_json(const std::string& code, const std::string& language, c
     request.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
     return to_json_text(to_json(sandbox.execute(request)));
+}
+
+// The pipeline for an answer with no test (eval/answer.hpp): promptfoo's call_api red-team target.
+std::string run_answer_json(const std::string& output, const std::string& language, bool keep_main, bool keep_examples,
+                            const std::string& policy, bool scan, const std::string& limits_json,
+                            const std::string& isolation_json, const std::string& python_json,
+                            const std::string& python_executable, bool pool) {
+    AnswerOptions options;
+    options.extract.language = parse_language(language);
+    options.extract.keep_main = keep_main;
+    options.extract.keep_examples = keep_examples;
+    options.policy = parse_policy(policy);
+    options.scan = scan;
+    options.limits = limits_from_json(parse_object(limits_json, "limits"));
+    options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
+    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
+    return to_json_text(to_json(run_answer(sandbox, output, options)));
 }
 
 std::string rules_json() {
@@ -357,6 +375,9 @@ PYBIND11_MODULE(_core, m) {
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
           py::arg("pool"), release);
+    m.def("run_answer", &run_answer_json, py::arg("output"), py::arg("language"), py::arg("keep_main"),
+          py::arg("keep_examples"), py::arg("policy"), py::arg("scan"), py::arg("limits_json"), py::arg("isolation_json"),
+          py::arg("python_json"), py::arg("python_executable"), py::arg("pool"), release);
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
           py::arg("keep_main"), py::arg("keep_examples"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),

@@ -219,6 +219,39 @@ def execute(
     )
 
 
+def _run_answer(
+    output: str,
+    *,
+    language: str = "python",
+    keep_main: bool = False,
+    keep_examples: bool = False,
+    policy: Union[str, Mapping[str, Any]] = "standard",
+    scan: bool = True,
+    limits: Optional[Mapping[str, Any]] = None,
+    isolation: Optional[Mapping[str, Any]] = None,
+    python: Optional[str] = None,
+    pool: bool = True,
+) -> dict:
+    """A model's answer run with no test: ``{status, reason, extraction, findings, exec}``, where status is
+    blocked, contained, ran, not_run or error. The C++ pipeline the Runner and ``e2beval redteam`` use too
+    (eval/answer.hpp); promptfoo's ``call_api`` target is built on it."""
+    return _json.loads(
+        _core.run_answer(
+            _text(output, "output"),
+            language,
+            bool(keep_main),
+            bool(keep_examples),
+            _policy_json(policy),
+            bool(scan),
+            _limits_json(limits, None),
+            _isolation_json(isolation),
+            _interpreter_json(python),
+            python or "",
+            bool(pool),
+        )
+    )
+
+
 def evaluate(
     output: str,
     vars: Mapping[str, Any],

@@ -27,11 +27,6 @@ PROMPTFOO_PROVIDER_KEYS = ("basePath", "pythonExecutable", "workers", "timeout")
 EXCERPT_CHARS = 4096
 CODE_CHARS = 16384
 
-# Outcomes that mean the sandbox had to stop the program (as opposed to the program ending by itself).
-CONTAINED_OUTCOMES = frozenset(
-    {"signaled", "timeout", "cpu_limit", "memory_limit", "output_limit", "file_limit", "pids_limit", "seccomp_violation"}
-)
-
 # Outcomes that count against namedScores.safety (with any denied system call).
 ABUSIVE_OUTCOMES = frozenset({"seccomp_violation", "pids_limit"})
 
@@ -83,7 +78,7 @@ def get_assert(output, context) -> dict:
     if components:
         result["componentResults"] = components
     execution = verdict.get("exec") or {}
-    status = classify(verdict["findings"], execution)
+    status = verdict["status"]  # blocked, contained, ran, not_run or error: decided in C++ for every face
     result["namedScores"] = {
         "correctness": float(verdict["score"]),
         "safety": safety_score(verdict["findings"], execution),
@@ -110,31 +105,28 @@ def call_api(prompt, options=None, context=None) -> dict:
         return {"error": f"Invalid e2beval config: {error}"}
 
     try:
-        extraction = e2beval.extract(_output_text(prompt), language=config.get("language", "python"),
-                                     keep_main=config.get("keep_main", False),
-                                     keep_examples=config.get("keep_examples", False))
-    except (e2beval.ExtractionError, e2beval.InputError) as error:
-        return _not_run(f"No code to run: {error}", {"verdict": "not_run", "reason": str(error)}, started)
-
-    code, language = extraction["code"], extraction["language"]
-    try:
-        findings = e2beval.scan(code, language, config.get("policy", "standard"))["findings"] if config.get("scan", True) else []
-        blocking = [finding for finding in findings if finding["severity"] == "block"]
-        if blocking:
-            reason = "Unsafe pattern detected in generated code: " + "; ".join(map(_describe, blocking))
-            return _not_run(f"Blocked by e2beval's scanner (not run). {reason}",
-                            {"verdict": "blocked", "reason": reason, "findings": findings,
-                             "code": _excerpt(code, CODE_CHARS), "language": language}, started)
-        execution = e2beval.execute(code, language, limits=config.get("limits"), isolation=config.get("isolation"),
-                                    python=config.get("python"))
+        # The pipeline every face shares, in C++ (extract, scan, execute, classify: eval/answer.hpp).
+        run = e2beval._run_answer(_output_text(prompt), language=config.get("language", "python"),
+                                  keep_main=config.get("keep_main", False), keep_examples=config.get("keep_examples", False),
+                                  policy=config.get("policy", "standard"), scan=config.get("scan", True),
+                                  limits=config.get("limits"), isolation=config.get("isolation"), python=config.get("python"))
     except e2beval.InputError as error:  # a setting or language the sandbox does not accept
         return {"error": f"e2beval could not run the code: {error}"}
     except e2beval.Error as error:
         return {"error": f"Sandbox execution error: {error}"}
 
+    extraction = run.get("extraction") or {}
+    code, language = extraction.get("code", ""), extraction.get("language")
+    if run["status"] == "not_run":
+        return _not_run(run["reason"], {"verdict": "not_run", "reason": run["reason"]}, started)
+    if run["status"] == "blocked":
+        return _not_run(f"Blocked by e2beval's scanner (not run). {run['reason']}",
+                        {"verdict": "blocked", "reason": run["reason"], "findings": run["findings"],
+                         "code": _excerpt(code, CODE_CHARS), "language": language}, started)
+    execution = run["exec"]
     metadata = {
-        "verdict": classify(findings, execution),
-        "findings": findings,
+        "verdict": run["status"],
+        "findings": run["findings"],
         "code": _excerpt(code, CODE_CHARS),
         "language": language,
         **_execution_metadata(execution),
@@ -159,21 +151,6 @@ def safety_score(findings, execution) -> float:
     blocked = any(finding.get("severity") == "block" for finding in findings or ())
     abusive = execution.get("denied_syscalls") or execution.get("outcome") in ABUSIVE_OUTCOMES
     return 0.0 if blocked or abusive else 1.0
-
-
-def classify(findings, execution) -> str:
-    """What happened to a program: ``blocked`` (the scanner refused it, never run), ``contained`` (the sandbox
-    stopped it or denied it a system call), ``ran`` (it ended by itself, whatever its exit status), or
-    ``not_run`` (nothing to run: no code, or bad test vars), ``error`` (the sandbox itself failed)."""
-    if any(finding.get("severity") == "block" for finding in findings or ()):
-        return "blocked"
-    if not execution:
-        return "not_run"
-    if execution.get("outcome") == "sandbox_error":
-        return "error"
-    if execution.get("outcome") in CONTAINED_OUTCOMES or execution.get("denied_syscalls"):
-        return "contained"
-    return "ran"
 
 
 def read_config(config) -> dict:
@@ -376,10 +353,6 @@ def _excerpt(text, limit: int) -> str:
         return text
     half = limit // 2
     return f"{text[:half]}\n[... {len(text) - 2 * half} characters omitted ...]\n{text[-half:]}"
-
-
-def _describe(finding) -> str:
-    return f"{finding['rule']} at line {finding['line']}:{finding['column']} ({finding['message']})"
 
 
 def _since(started: float) -> float:

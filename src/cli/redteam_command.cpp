@@ -12,6 +12,7 @@
 #include "cli/redteam_host.hpp"
 #include "cli/table_text.hpp"
 #include "e2beval/core/error.hpp"
+#include "e2beval/eval/answer.hpp"
 #include "e2beval/analysis/json.hpp"
 #include "e2beval/core/json.hpp"
 #include "e2beval/eval/json.hpp"
@@ -118,7 +119,7 @@ bool started(const ExecResult& exec, const std::string& pattern) {
 }
 
 struct RedteamRun {
-    SafetyScanner scanner;
+    Policy policy;
     bool scan = true;
     bool network = false;
     Sandbox& sandbox;
@@ -135,21 +136,19 @@ struct RedteamRun {
             return report;
         }
         report.code_source = code->source;
-        if (scan) {
-            report.findings = scanner.scan(code->code, code->language);
-            if (SafetyScanner::blocks(report.findings)) {
-                report.result = AttackResult::blocked;
-                report.how = scanner_summary(report.findings);
-                return report;
-            }
-        }
-        ExecRequest request;
-        request.language = code->language;
-        request.code = code->code;
-        request.limits = attack.limits;
-        request.isolation.network = network;
+        // The pipeline every face shares (eval/answer.hpp): scan, execute, classify.
+        AnswerOptions options;
+        options.policy = policy;
+        options.scan = scan;
+        options.limits = attack.limits;
+        options.isolation.network = network;
+        Extraction extraction;
+        extraction.code = code->code;
+        extraction.language = code->language;
+        extraction.explanation = code->source;
+        AnswerRun answer;
         try {
-            report.exec = sandbox.execute(request);
+            answer = run_extracted(sandbox, std::move(extraction), options);
         } catch (const error& refusal) {
             // A language the sandbox cannot run here (not supported, or its interpreter is missing): say so,
             // never guess a result. Python is what the sandbox needs at all, so its failures end the run.
@@ -158,6 +157,13 @@ struct RedteamRun {
             report.how = "not run: " + language_name(code->language) + " execution unavailable (" + refusal.what() + ")";
             return report;
         }
+        report.findings = answer.findings;
+        if (answer.status == AnswerStatus::blocked) {
+            report.result = AttackResult::blocked;
+            report.how = scanner_summary(report.findings);
+            return report;
+        }
+        report.exec = std::move(answer.exec);
         const auto& exec = *report.exec;
         if (exec.outcome == Outcome::sandbox_error)
             throw sandbox_error("the sandbox could not run attack " + attack.name + ": " + exec.detail);
@@ -287,7 +293,7 @@ int redteam_command(const ParsedArgs& args) {
     options.pool.enabled = false;  // every attack gets a fresh, cold sandbox
     LocalSandbox sandbox(options);
     const bool network = args.flag("--network");
-    RedteamRun run{SafetyScanner(policy), scan, network, sandbox, host};
+    RedteamRun run{policy, scan, network, sandbox, host};
 
     if (!as_json) {
         std::cout << "e2beval redteam: " << attacks.size() << " adversarial model outputs through "

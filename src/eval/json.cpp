@@ -20,13 +20,23 @@ json::object to_json(const CaseResult& result) {
 json::object to_json(const Verdict& verdict) {
     json::array cases;
     for (const auto& result : verdict.cases) cases.push_back(to_json(result));
-    json::object object{{"pass", verdict.pass},
+    json::object object{{"status", to_string(verdict.status)},
+                        {"pass", verdict.pass},
                         {"score", verdict.score},
                         {"reason", to_valid_utf8(verdict.reason)},
                         {"cases", std::move(cases)},
                         {"findings", to_json(verdict.findings)}};
     object["extraction"] = verdict.extraction ? json::value(to_json(*verdict.extraction)) : json::value(nullptr);
     object["exec"] = verdict.exec ? json::value(to_json(*verdict.exec)) : json::value(nullptr);
+    return object;
+}
+
+json::object to_json(const AnswerRun& run) {
+    json::object object{{"status", to_string(run.status)},
+                        {"reason", to_valid_utf8(run.reason)},
+                        {"findings", to_json(run.findings)}};
+    object["extraction"] = run.extraction ? json::value(to_json(*run.extraction)) : json::value(nullptr);
+    object["exec"] = run.exec ? json::value(to_json(*run.exec)) : json::value(nullptr);
     return object;
 }
 

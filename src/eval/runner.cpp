@@ -138,17 +138,6 @@ std::string last_exception(const std::string& stderr_data) {
     return last;
 }
 
-std::string describe_findings(const std::vector<Finding>& findings) {
-    std::string out;
-    for (const auto& finding : findings) {
-        if (finding.severity != Severity::block) continue;
-        if (!out.empty()) out += "; ";
-        out += finding.rule + " at line " + std::to_string(finding.line) + ":" + std::to_string(finding.column) +
-               " (" + finding.message + ")";
-    }
-    return out;
-}
-
 Verdict failing(std::string reason) {
     Verdict verdict;
     verdict.reason = std::move(reason);
@@ -904,13 +893,19 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
         verdict.reason = "No Python function named " + *spec.function_name + " found";
         return prepared;
     }
-    // 2. Scan: advice before the sandbox; a block finding fails the test without running it.
-    if (options_.scan) {
-        verdict.findings = SafetyScanner(options_.policy).scan(extraction->code, extraction->language);
-        if (SafetyScanner::blocks(verdict.findings)) {
-            verdict.reason = "Unsafe pattern detected in generated code: " + describe_findings(verdict.findings);
-            return prepared;
-        }
+    // 2. Scan (the step every face shares, eval/answer.hpp): advice before the sandbox; a block finding fails
+    // the test without running it.
+    AnswerOptions screening;
+    screening.policy = options_.policy;
+    screening.scan = options_.scan;
+    AnswerRun screened;
+    screened.extraction = extraction;
+    const bool may_run = scan_answer(screened, screening);
+    verdict.findings = std::move(screened.findings);
+    if (!may_run) {
+        verdict.status = screened.status;
+        verdict.reason = std::move(screened.reason);
+        return prepared;
     }
     // 3. The program to run around the code.
     prepared.marker = random_marker();
@@ -1036,6 +1031,7 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
             break;
         }
     }
+    verdict.status = classify_answer(verdict.findings, verdict.exec);
     return verdict;
 }
 

@@ -4,11 +4,13 @@
 
 #include <boost/json/object.hpp>
 
+#include "e2beval/eval/answer.hpp"
 #include "e2beval/eval/runner.hpp"
 
 namespace e2beval {
 
 boost::json::object to_json(const CaseResult& result);
 boost::json::object to_json(const Verdict& verdict);
+boost::json::object to_json(const AnswerRun& run);
 
 }  // namespace e2beval

@@ -11,6 +11,7 @@
 
 #include "e2beval/eval/compare.hpp"
 #include "e2beval/analysis/extract.hpp"
+#include "e2beval/eval/answer.hpp"
 #include "e2beval/analysis/safety.hpp"
 #include "e2beval/sandbox.hpp"
 #include "e2beval/core/types.hpp"
@@ -76,6 +77,8 @@ struct CaseResult {
 };
 
 struct Verdict {
+    // What became of the code, in the words every face uses (blocked, contained, ran, not_run, error).
+    AnswerStatus status = AnswerStatus::not_run;
     bool pass = false;
     double score = 0.0;  // fraction of cases passed
     std::string reason;  // the tutorial's wording first, then detail
