@@ -2,6 +2,7 @@
 // back as JSON text the package turns into dicts; blocking calls release the GIL; errors map to the
 // e2beval.Error hierarchy.
 #include <pybind11/pybind11.h>
+#include <pybind11/eval.h>
 #include <pybind11/stl.h>
 
 #include <fstream>
@@ -69,6 +70,18 @@ LocalSandbox& shared_sandbox(const LocalSandboxOptions& options, const std::stri
 
 namespace e2beval::python {
 
+// The interpreter running this module, read at import (PYBIND11_MODULE) with the same discovery script the
+// host probe runs in other interpreters.
+std::optional<InterpreterInfo>& this_interpreter_slot() {
+    static std::optional<InterpreterInfo> info;
+    return info;
+}
+
+const InterpreterInfo& this_interpreter() {
+    if (!this_interpreter_slot()) throw sandbox_error("e2beval._core was not initialised (this interpreter is unknown)");
+    return *this_interpreter_slot();
+}
+
 // The module's sessions, whichever interpreter's sandbox started them: Sandbox.list() and connect() see all.
 const std::shared_ptr<SessionRegistry>& module_sessions() {
     static const auto registry = std::make_shared<SessionRegistry>();
@@ -79,17 +92,14 @@ const std::shared_ptr<SessionRegistry>& module_sessions() {
 
 namespace {
 
-LocalSandboxOptions sandbox_options(const std::string& python_json, const std::string& python_executable) {
+LocalSandboxOptions sandbox_options(const std::string& python_executable) {
     LocalSandboxOptions options;
     options.sessions = e2beval::python::module_sessions();
     options.python_executable = python_executable;
-    if (python_json.empty()) return options;
-    const auto object = parse_object(python_json, "python interpreter");
-    InterpreterInfo info;
-    info.executable = std::string(object.at("executable").as_string());
-    info.version = std::string(object.at("version").as_string());
-    for (const auto& path : object.at("read_only_paths").as_array()) info.read_only_paths.emplace_back(path.as_string());
-    options.python_info = std::move(info);
+    // No interpreter named (the `python` option) and none in $E2BEVAL_PYTHON: the one running this module, as
+    // read when it was imported, so no process has to be started to ask it.
+    const char* from_env = std::getenv("E2BEVAL_PYTHON");
+    if (python_executable.empty() && !(from_env && *from_env)) options.python_info = e2beval::python::this_interpreter();
     return options;
 }
 
@@ -99,10 +109,11 @@ namespace e2beval::python {
 
 void bind_sessions(py::module_& m);  // bindings/python/session.cpp
 
-LocalSandbox& sandbox_for(const std::string& python_json, const std::string& python_executable, bool pool) {
-    auto options = sandbox_options(python_json, python_executable);
+LocalSandbox& sandbox_for(const std::string& python_executable, bool pool) {
+    auto options = sandbox_options(python_executable);
     options.pool.enabled = pool;
-    return shared_sandbox(options, python_json + "\n" + python_executable + "\n" + (pool ? "warm" : "cold"));
+    const char* from_env = std::getenv("E2BEVAL_PYTHON");
+    return shared_sandbox(options, python_executable + "\n" + (from_env ? from_env : "") + "\n" + (pool ? "warm" : "cold"));
 }
 
 }  // namespace e2beval::python
@@ -129,7 +140,7 @@ std::string scan_json(const std::string& code, const std::string& language, cons
 
 std::string execute_json(const std::string& code, const std::string& language, const std::string& stdin_data,
                          const std::map<std::string, std::string>& env, const std::string& limits_json,
-                         const std::string& isolation_json, const std::string& python_json,
+                         const std::string& isolation_json,
                          const std::string& python_executable, bool pool) {
     ExecRequest request;
     request.code = code;
@@ -138,14 +149,14 @@ std::string execute_json(const std::string& code, const std::string& language, c
     request.env = env;
     request.limits = limits_from_json(parse_object(limits_json, "limits"));
     request.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
-    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
+    LocalSandbox& sandbox = sandbox_for(python_executable, pool);
     return to_json_text(to_json(sandbox.execute(request)));
 }
 
 // The pipeline for an answer with no test (eval/answer.hpp): promptfoo's call_api red-team target.
 std::string run_answer_json(const std::string& output, const std::string& language, bool keep_main, bool keep_examples,
                             const std::string& policy, bool scan, const std::string& limits_json,
-                            const std::string& isolation_json, const std::string& python_json,
+                            const std::string& isolation_json,
                             const std::string& python_executable, bool pool) {
     AnswerOptions options;
     options.extract.language = parse_language(language);
@@ -155,7 +166,7 @@ std::string run_answer_json(const std::string& output, const std::string& langua
     options.scan = scan;
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
-    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
+    LocalSandbox& sandbox = sandbox_for(python_executable, pool);
     return to_json_text(to_json(run_answer(sandbox, output, options)));
 }
 
@@ -177,7 +188,7 @@ std::optional<CompareMode> compare_option(const std::string& compare_json) {
 std::string evaluate_json(const std::string& output, const std::string& vars_json, const std::string& policy, bool scan,
                           bool keep_main, bool keep_examples,
                           const std::string& limits_json, const std::string& isolation_json,
-                          const std::string& python_json, const std::string& python_executable, bool pool,
+                          const std::string& python_executable, bool pool,
                           const std::string& compare_json) {
     const auto spec = TestSpec::from_vars_json(vars_json);
     RunnerOptions options;
@@ -188,7 +199,7 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     options.compare = compare_option(compare_json);
-    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
+    LocalSandbox& sandbox = sandbox_for(python_executable, pool);
     return to_json_text(to_json(Runner(sandbox, options).evaluate(output, spec)));
 }
 
@@ -209,7 +220,7 @@ ExecRequest request_from_json(const json::object& item, const Limits& limits, co
 }
 
 std::string execute_many_json(const std::string& requests_json, std::size_t jobs, const std::string& limits_json,
-                              const std::string& isolation_json, const std::string& python_json,
+                              const std::string& isolation_json,
                               const std::string& python_executable, bool pool) {
     boost::system::error_code ec;
     const auto value = json::parse(requests_json, ec);
@@ -226,7 +237,7 @@ std::string execute_many_json(const std::string& requests_json, std::size_t jobs
             requests.emplace_back();  // placeholder, replaced below
         }
     }
-    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
+    LocalSandbox& sandbox = sandbox_for(python_executable, pool);
     BatchOptions options;
     options.jobs = jobs;
     auto results = execute_many(sandbox, requests, options);
@@ -244,7 +255,7 @@ std::string execute_many_json(const std::string& requests_json, std::size_t jobs
 
 std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, const std::string& policy, bool scan,
                                const std::string& limits_json, const std::string& isolation_json,
-                               const std::string& python_json, const std::string& python_executable, bool pool,
+                               const std::string& python_executable, bool pool,
                                const std::string& compare_json) {
     boost::system::error_code ec;
     const auto value = json::parse(items_json, ec);
@@ -268,7 +279,7 @@ std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, 
             invalid[i] = failure.what();
         }
     }
-    LocalSandbox& sandbox = sandbox_for(python_json, python_executable, pool);
+    LocalSandbox& sandbox = sandbox_for(python_executable, pool);
     BatchOptions batch;
     batch.jobs = jobs;
     auto verdicts = evaluate_many(sandbox, options, items, batch);
@@ -316,15 +327,15 @@ std::string render_report_text(const std::string& input, const std::string& form
 
 }  // namespace
 
-void warm_up(std::size_t zygotes, const std::string& isolation_json, const std::string& python_json,
+void warm_up(std::size_t zygotes, const std::string& isolation_json,
              const std::string& python_executable) {
-    sandbox_for(python_json, python_executable, true).warm_up(zygotes, isolation_from_json(parse_object(isolation_json, "isolation")));
+    sandbox_for(python_executable, true).warm_up(zygotes, isolation_from_json(parse_object(isolation_json, "isolation")));
 }
 
 // The live zygotes: their interpreter's host pid (a child of the sandbox's init) and resident memory.
-std::string pool_info_json(const std::string& python_json, const std::string& python_executable) {
+std::string pool_info_json(const std::string& python_executable) {
     json::array zygotes;
-    for (const int init : sandbox_for(python_json, python_executable, true).zygote_pids()) {
+    for (const int init : sandbox_for(python_executable, true).zygote_pids()) {
         std::ifstream children("/proc/" + std::to_string(init) + "/task/" + std::to_string(init) + "/children");
         int zygote = 0;
         children >> zygote;
@@ -337,14 +348,31 @@ std::string pool_info_json(const std::string& python_json, const std::string& py
     return to_json_text(zygotes);
 }
 
-std::string doctor_json(const std::string& python_json, const std::string& python_executable) {
-    return to_json_text(to_json(diagnose_host(sandbox_options(python_json, python_executable))));
+std::string doctor_json(const std::string& python_executable) {
+    return to_json_text(to_json(diagnose_host(sandbox_options(python_executable))));
 }
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "e2beval's compiled core; use the public `e2beval` package instead.";
     // The version the core was compiled with (include/e2beval/version.hpp, the one place it is written).
     m.attr("__version__") = E2BEVAL_VERSION;
+
+    {
+        // Where this interpreter lives, asked in-process: promptfoo starts a Python per assertion, and starting
+        // one more only to ask it would double that cost.
+        py::dict scope;
+        py::object report = py::module_::import("io").attr("StringIO")();
+        py::object saved = py::module_::import("sys").attr("stdout");
+        py::module_::import("sys").attr("stdout") = report;
+        try {
+            py::exec(std::string(python_discovery_script()), scope);
+        } catch (...) {
+            py::module_::import("sys").attr("stdout") = saved;
+            throw;
+        }
+        py::module_::import("sys").attr("stdout") = saved;
+        e2beval::python::this_interpreter_slot() = interpreter_from_discovery(report.attr("getvalue")().cast<std::string>());
+    }
 
     static py::exception<error> base(m, "Error", PyExc_RuntimeError);
     static py::exception<input_error> input(m, "InputError", base.ptr());
@@ -373,24 +401,26 @@ PYBIND11_MODULE(_core, m) {
     m.def("rules", &rules_json, release);
     m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
-          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
           py::arg("pool"), release);
+    m.def("limit_keys", [] { return std::vector<std::string>(limit_keys().begin(), limit_keys().end()); });
+    m.def("isolation_keys", [] { return std::vector<std::string>(isolation_keys().begin(), isolation_keys().end()); });
     m.def("run_answer", &run_answer_json, py::arg("output"), py::arg("language"), py::arg("keep_main"),
           py::arg("keep_examples"), py::arg("policy"), py::arg("scan"), py::arg("limits_json"), py::arg("isolation_json"),
-          py::arg("python_json"), py::arg("python_executable"), py::arg("pool"), release);
+          py::arg("python_executable"), py::arg("pool"), release);
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
           py::arg("keep_main"), py::arg("keep_examples"),
-          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
           py::arg("pool"), py::arg("compare_json") = "", release);
     m.def("execute_many", &execute_many_json, py::arg("requests_json"), py::arg("jobs"), py::arg("limits_json"),
-          py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"), py::arg("pool"), release);
+          py::arg("isolation_json"), py::arg("python_executable"), py::arg("pool"), release);
     m.def("evaluate_many", &evaluate_many_json, py::arg("items_json"), py::arg("jobs"), py::arg("policy"), py::arg("scan"),
-          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_json"), py::arg("python_executable"),
+          py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
           py::arg("pool"), py::arg("compare_json") = "", release);
-    m.def("warm_up", &warm_up, py::arg("zygotes"), py::arg("isolation_json"), py::arg("python_json"),
+    m.def("warm_up", &warm_up, py::arg("zygotes"), py::arg("isolation_json"), 
           py::arg("python_executable"), release);
-    m.def("pool_info", &pool_info_json, py::arg("python_json"), py::arg("python_executable"), release);
-    m.def("doctor", &doctor_json, py::arg("python_json"), py::arg("python_executable"), release);
+    m.def("pool_info", &pool_info_json, py::arg("python_executable"), release);
+    m.def("doctor", &doctor_json, py::arg("python_executable"), release);
     m.def("write_metrics", &write_metrics_json, py::arg("record_json"), py::arg("directory"), release);
     m.def("write_report", &write_report_file, py::arg("input"), py::arg("output"), py::arg("format"), py::arg("run") = "",
           py::arg("all_runs") = false, release);

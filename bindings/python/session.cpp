@@ -17,7 +17,7 @@ using namespace e2beval;
 
 namespace e2beval::python {
 
-LocalSandbox& sandbox_for(const std::string& python_json, const std::string& python_executable, bool pool);
+LocalSandbox& sandbox_for(const std::string& python_executable, bool pool);
 
 namespace {
 
@@ -53,7 +53,7 @@ std::string info_json(const SessionInfo& info) {
 }
 
 // options: {"timeout_s", "limits": {...}, "isolation": {...}, "envs": {...}, "metadata": {...}}
-std::shared_ptr<Session> create_session(const std::string& options_json, const std::string& python_json,
+std::shared_ptr<Session> create_session(const std::string& options_json,
                                         const std::string& python_executable) {
     const auto object = parse_object(options_json, "session options");
     SessionOptions options;
@@ -76,7 +76,7 @@ std::shared_ptr<Session> create_session(const std::string& options_json, const s
             throw input_error("unknown session option '" + std::string(key) + "'");
         }
     }
-    return sandbox_for(python_json, python_executable, false).create_session(options);
+    return sandbox_for(python_executable, false).create_session(options);
 }
 
 // Sends a request; calls `on_event(json_text)` for each streamed event; returns the final event's JSON.
@@ -125,7 +125,7 @@ void bind_sessions(py::module_& m) {
             },
             py::arg("seconds"), release)
         .def("kill", &Session::kill, release);
-    m.def("create_session", &create_session, py::arg("options_json"), py::arg("python_json"),
+    m.def("create_session", &create_session, py::arg("options_json"), 
           py::arg("python_executable"), release);
     m.def(
         "list_sessions",

@@ -7,10 +7,7 @@ command-line tool's ``--json`` output.
 
 from __future__ import annotations
 
-import functools as _functools
 import json as _json
-import os as _os
-import sys as _sys
 from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union
 
 from e2beval import _core
@@ -41,71 +38,22 @@ __all__ = [
     "__version__",
 ]
 
-_LIMIT_KEYS = (
-    "wall_time_s",
-    "cpu_time_s",
-    "memory_mb",
-    "max_processes",
-    "output_bytes",
-    "file_size_bytes",
-    "workspace_mb",
-    "open_files",
-)
-
-
-def _interpreter_json(python: Optional[str]) -> str:
-    if python or _os.environ.get("E2BEVAL_PYTHON"):
-        return ""  # the C++ side asks that interpreter itself
-    return _this_interpreter_json()
-
-
-@_functools.lru_cache(maxsize=1)
-def _this_interpreter_json() -> str:
-    """This process's interpreter (so the packages installed for it are importable in the sandbox).
-
-    Knowing it here saves the C++ side from starting an interpreter to ask, which matters because
-    promptfoo starts a new Python process for every assertion.
-    """
-    executable = _os.path.realpath(_sys.executable)
-    prefixes = {
-        _sys.prefix,
-        _sys.base_prefix,
-        _sys.exec_prefix,
-        _sys.base_exec_prefix,
-        _os.path.dirname(_os.path.dirname(executable)),
-    }
-    system = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-    paths = sorted(
-        {
-            _os.path.realpath(p)
-            for p in prefixes
-            if p and not any(_os.path.realpath(p) == s or _os.path.realpath(p).startswith(s + "/") for s in system)
-        }
-        - {"/"}
-    )
-    version = "%d.%d.%d" % _sys.version_info[:3]
-    return _json.dumps({"executable": executable, "version": version, "read_only_paths": paths})
+# The keys the core accepts, from the core (promptfoo's config check names them).
+_LIMIT_KEYS = tuple(_core.limit_keys())
+_ISOLATION_KEYS = tuple(_core.isolation_keys())
 
 
 def _limits_json(limits: Optional[Mapping[str, Any]], timeout: Optional[float]) -> str:
+    """The limits as JSON for the core, which checks them (unknown keys, values) and says what is wrong."""
     merged = dict(limits or {})
-    unknown = sorted(set(merged) - set(_LIMIT_KEYS))
-    if unknown:
-        raise InputError(f"unknown limit(s) {', '.join(unknown)}; valid limits are: {', '.join(_LIMIT_KEYS)}")
     if timeout is not None:
         merged["wall_time_s"] = timeout
     return _json.dumps(merged)
 
 
-_ISOLATION_KEYS = ("network", "seccomp", "minimum_level")
-
-
 def _isolation_json(isolation: Optional[Mapping[str, Any]]) -> str:
-    merged = dict(isolation or {})
-    unknown = sorted(set(merged) - set(_ISOLATION_KEYS))
-    if unknown:
-        raise InputError(f"unknown isolation setting(s) {', '.join(unknown)}; valid settings are: {', '.join(_ISOLATION_KEYS)}")
-    return _json.dumps(merged)
+    """The isolation settings as JSON for the core, which checks them."""
+    return _json.dumps(dict(isolation or {}))
 
 
 def _text(value: Any, what: str) -> str:
@@ -212,7 +160,6 @@ def execute(
             dict(env or {}),
             _limits_json(limits, timeout),
             _isolation_json(isolation),
-            _interpreter_json(python),
             python or "",
             bool(pool),
         )
@@ -245,7 +192,6 @@ def _run_answer(
             bool(scan),
             _limits_json(limits, None),
             _isolation_json(isolation),
-            _interpreter_json(python),
             python or "",
             bool(pool),
         )
@@ -292,7 +238,6 @@ def evaluate(
             bool(keep_examples),
             _limits_json(limits, timeout),
             _isolation_json(isolation),
-            _interpreter_json(python),
             python or "",
             bool(pool),
         )
@@ -326,7 +271,7 @@ def execute_many(
     return _json.loads(
         _core.execute_many(
             _json.dumps(items), _jobs(jobs), _limits_json(limits, timeout), _isolation_json(isolation),
-            _interpreter_json(python), python or "", bool(pool),
+            python or "", bool(pool),
         )
     )
 
@@ -355,7 +300,7 @@ def evaluate_many(
     return _json.loads(
         _core.evaluate_many(
             _json.dumps(payload), _jobs(jobs), _policy_json(policy), bool(scan), _limits_json(limits, timeout),
-            _isolation_json(isolation), _interpreter_json(python), python or "", bool(pool),
+            _isolation_json(isolation), python or "", bool(pool),
         )
     )
 
@@ -368,17 +313,17 @@ def _jobs(jobs: int) -> int:
 
 def warm_up(zygotes: int = 1, *, isolation: Optional[Mapping[str, Any]] = None, python: Optional[str] = None) -> None:
     """Start warm-pool zygotes ahead of time (otherwise the first executions start them)."""
-    _core.warm_up(_jobs(zygotes), _isolation_json(isolation), _interpreter_json(python), python or "")
+    _core.warm_up(_jobs(zygotes), _isolation_json(isolation), python or "")
 
 
 def pool_info(python: Optional[str] = None) -> List[dict]:
     """The live zygotes: ``[{pid, init_pid, rss_bytes}]`` (host pids)."""
-    return _json.loads(_core.pool_info(_interpreter_json(python), python or ""))
+    return _json.loads(_core.pool_info(python or ""))
 
 
 def doctor(python: Optional[str] = None) -> dict:
     """What this host allows the sandbox: ``{checks: [{mechanism, ok, status, fix}], enforced_level, ...}``."""
-    return _json.loads(_core.doctor(_interpreter_json(python), python or ""))
+    return _json.loads(_core.doctor(python or ""))
 
 
 from e2beval.metrics import write_metrics  # noqa: E402  (re-exported)

@@ -661,8 +661,6 @@ class Sandbox:
         (the interpreter inside). E2B's connection options (api_key, domain, request_timeout, ...) are
         accepted and ignored: nothing leaves this machine."""
         if _session is None:
-            from e2beval import _interpreter_json  # late: the package imports this module
-
             isolation = dict(isolation or {})
             # Unlike E2B (whose default is True), the network stays off unless asked for explicitly.
             if allow_internet_access:
@@ -670,7 +668,7 @@ class Sandbox:
             options = {"timeout_s": float(timeout or DEFAULT_SANDBOX_TIMEOUT), "limits": limits or {},
                        "isolation": isolation, "envs": _string_map(envs, "envs") or {},
                        "metadata": _string_map(metadata, "metadata") or {}}
-            _session = _core.create_session(json.dumps(options), _interpreter_json(python), python or "")
+            _session = _core.create_session(json.dumps(options), python or "")
         self._session = _session
         self.sandbox_id: str = _session.id
         self.template_id = template or self.default_template

@@ -63,7 +63,24 @@ void append_json(std::string& out, const json::value& value) {
     }
 }
 
+std::string joined_keys(const std::vector<std::string_view>& keys) {
+    std::string text;
+    for (const auto key : keys) text += (text.empty() ? "" : ", ") + std::string(key);
+    return text;
+}
+
 }  // namespace
+
+const std::vector<std::string_view>& limit_keys() {
+    static const std::vector<std::string_view> keys = {"wall_time_s",     "cpu_time_s",      "memory_mb",    "max_processes",
+                                                       "output_bytes",    "file_size_bytes", "workspace_mb", "open_files"};
+    return keys;
+}
+
+const std::vector<std::string_view>& isolation_keys() {
+    static const std::vector<std::string_view> keys = {"network", "seccomp", "minimum_level"};
+    return keys;
+}
 
 std::string to_json_text(const json::value& value) {
     std::string out;
@@ -110,7 +127,7 @@ json::object to_json(const IsolationProfile& isolation) {
 }
 
 IsolationProfile isolation_from_json(const json::object& object, IsolationProfile isolation) {
-    static constexpr const char* kKeys = "network, seccomp, minimum_level";
+    static const std::string kKeys = joined_keys(isolation_keys());
     for (const auto& [key, value] : object) {
         if (key == "network") {
             if (!value.is_bool()) throw input_error("isolation 'network' must be true or false");
@@ -131,8 +148,7 @@ IsolationProfile isolation_from_json(const json::object& object, IsolationProfil
 }
 
 Limits limits_from_json(const json::object& object, Limits limits) {
-    static constexpr const char* kKeys =
-        "wall_time_s, cpu_time_s, memory_mb, max_processes, output_bytes, file_size_bytes, workspace_mb, open_files";
+    static const std::string kKeys = joined_keys(limit_keys());
     for (const auto& [key, value] : object) {
         if (!value.is_number())
             throw input_error("limit '" + std::string(key) + "' must be a number, got " + json::serialize(value));

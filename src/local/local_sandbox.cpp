@@ -105,14 +105,10 @@ void validate_request(const ExecRequest& request) {
 
 }  // namespace
 
-InterpreterInfo discover_python(const std::string& python) {
-    static std::mutex mutex;
-    static std::map<std::string, InterpreterInfo> cache;
-    std::lock_guard lock(mutex);
-    if (auto found = cache.find(python); found != cache.end()) return found->second;
+std::string_view python_discovery_script() noexcept { return kDiscoveryScript; }
 
-    std::istringstream lines(local::run_host_command({python, "-I", "-c", kDiscoveryScript},
-                                                     "set E2BEVAL_PYTHON to a working Python 3 interpreter"));
+InterpreterInfo interpreter_from_discovery(std::string_view report) {
+    std::istringstream lines{std::string(report)};
     InterpreterInfo info;
     std::getline(lines, info.executable);
     std::getline(lines, info.version);
@@ -121,6 +117,17 @@ InterpreterInfo discover_python(const std::string& python) {
         for (const auto& system_path : kSystemPaths) covered = covered || is_under(prefix, system_path);
         if (!prefix.empty() && prefix != "/" && !covered) info.read_only_paths.push_back(prefix);
     }
+    return info;
+}
+
+InterpreterInfo discover_python(const std::string& python) {
+    static std::mutex mutex;
+    static std::map<std::string, InterpreterInfo> cache;
+    std::lock_guard lock(mutex);
+    if (auto found = cache.find(python); found != cache.end()) return found->second;
+
+    auto info = interpreter_from_discovery(
+        local::run_host_command({python, "-I", "-c", kDiscoveryScript}, "set E2BEVAL_PYTHON to a working Python 3 interpreter"));
     if (info.executable.empty() || info.executable[0] != '/')
         throw sandbox_error("could not find the real path of `" + python + "`; set E2BEVAL_PYTHON to its full path");
     cache.emplace(python, info);

@@ -65,3 +65,15 @@ def test_the_layout_matches_the_architecture_document():
         assert f"`src/{layer}/`" in document, f"docs/architecture.md does not describe src/{layer}/"
     flat = sorted(p.name for p in (REPO / "src").glob("*.cpp"))
     assert flat == ["make_sandbox.cpp", "sandbox.cpp", "session.cpp"], f"sources outside the layers: {flat}"
+
+
+def test_the_python_package_keeps_no_interpreter_discovery_and_no_option_lists():
+    """The binding asks the interpreter where it lives with the core's own discovery script, and the option
+    keys come from the core: the Python package repeats neither (issue: options were validated three times)."""
+    sources = {path.name: path.read_text(encoding="utf-8") for path in (REPO / "python" / "e2beval").glob("*.py")}
+    for name, text in sources.items():
+        assert "base_prefix" not in text, f"python/e2beval/{name} discovers the interpreter itself"
+        assert not re.search(r'^\s*"(max_processes|minimum_level)",\s*$', text, re.M), f"python/e2beval/{name} lists option keys"
+    import e2beval
+
+    assert "memory_mb" in e2beval._LIMIT_KEYS and "seccomp" in e2beval._ISOLATION_KEYS

@@ -5,6 +5,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "e2beval/core/types.hpp"
 
@@ -19,6 +21,10 @@ std::string to_json_text(const boost::json::value& value);
 
 boost::json::object to_json(const Limits& limits);
 boost::json::object to_json(const ExecResult& result);
+
+// The keys limits_from_json and isolation_from_json accept, for faces that check a configuration themselves.
+const std::vector<std::string_view>& limit_keys();
+const std::vector<std::string_view>& isolation_keys();
 
 // Limits from {"wall_time_s", "cpu_time_s", "memory_mb", "max_processes", "output_bytes", "file_size_bytes",
 // "workspace_mb", "open_files"}; absent keys keep `base`. Unknown keys throw input_error listing the valid ones.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 
@@ -51,6 +52,12 @@ struct SupervisionRequest;
 
 // Asks `python` (a path or a name on PATH) where it lives. Throws sandbox_error when it cannot be run.
 InterpreterInfo discover_python(const std::string& python);
+
+// The Python code that reports where an interpreter lives (its real executable, version and prefixes, a line
+// each), and the reading of that report: discover_python runs it in `python`; the Python module runs it in its
+// own interpreter (no process to start), so both describe an interpreter the same way.
+std::string_view python_discovery_script() noexcept;
+InterpreterInfo interpreter_from_discovery(std::string_view report);
 
 class LocalSandbox : public Sandbox {
 public:
