@@ -189,7 +189,7 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
                           bool keep_main, bool keep_examples,
                           const std::string& limits_json, const std::string& isolation_json,
                           const std::string& python_executable, bool pool,
-                          const std::string& compare_json) {
+                          const std::string& compare_json, bool with_record) {
     const auto spec = TestSpec::from_vars_json(vars_json);
     RunnerOptions options;
     options.policy = parse_policy(policy);
@@ -200,7 +200,10 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     options.compare = compare_option(compare_json);
     LocalSandbox& sandbox = sandbox_for(python_executable, pool);
-    return to_json_text(to_json(Runner(sandbox, options).evaluate(output, spec)));
+    const auto verdict = Runner(sandbox, options).evaluate(output, spec);
+    if (!with_record) return to_json_text(to_json(verdict));
+    // The metrics record every face writes for a verdict (eval/metrics.hpp), for the promptfoo assertion.
+    return to_json_text(json::object{{"verdict", to_json(verdict)}, {"record", to_json(metrics_record(verdict))}});
 }
 
 ExecRequest request_from_json(const json::object& item, const Limits& limits, const IsolationProfile& isolation) {
@@ -411,16 +414,18 @@ PYBIND11_MODULE(_core, m) {
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
           py::arg("keep_main"), py::arg("keep_examples"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
-          py::arg("pool"), py::arg("compare_json") = "", release);
+          py::arg("pool"), py::arg("compare_json") = "", py::arg("with_record") = false, release);
     m.def("execute_many", &execute_many_json, py::arg("requests_json"), py::arg("jobs"), py::arg("limits_json"),
           py::arg("isolation_json"), py::arg("python_executable"), py::arg("pool"), release);
     m.def("evaluate_many", &evaluate_many_json, py::arg("items_json"), py::arg("jobs"), py::arg("policy"), py::arg("scan"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
           py::arg("pool"), py::arg("compare_json") = "", release);
-    m.def("warm_up", &warm_up, py::arg("zygotes"), py::arg("isolation_json"), 
-          py::arg("python_executable"), release);
+    m.def("warm_up", &warm_up, py::arg("zygotes"), py::arg("isolation_json"), py::arg("python_executable"), release);
     m.def("pool_info", &pool_info_json, py::arg("python_executable"), release);
     m.def("doctor", &doctor_json, py::arg("python_executable"), release);
+    m.def("error_record", [](const std::string& outcome, const std::string& reason) {
+        return to_json_text(to_json(error_record(outcome, reason)));
+    }, py::arg("outcome"), py::arg("reason"));
     m.def("write_metrics", &write_metrics_json, py::arg("record_json"), py::arg("directory"), release);
     m.def("write_report", &write_report_file, py::arg("input"), py::arg("output"), py::arg("format"), py::arg("run") = "",
           py::arg("all_runs") = false, release);

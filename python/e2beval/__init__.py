@@ -43,6 +43,11 @@ _LIMIT_KEYS = tuple(_core.limit_keys())
 _ISOLATION_KEYS = tuple(_core.isolation_keys())
 
 
+def _error_record(outcome: str, reason: str) -> dict:
+    """The metrics record of a test that could not be evaluated (the core's error_record)."""
+    return _json.loads(_core.error_record(outcome, reason))
+
+
 def _limits_json(limits: Optional[Mapping[str, Any]], timeout: Optional[float]) -> str:
     """The limits as JSON for the core, which checks them (unknown keys, values) and says what is wrong."""
     merged = dict(limits or {})
@@ -212,12 +217,15 @@ def evaluate(
     keep_main: bool = False,
     keep_examples: bool = False,
     compare: Union[None, str, Mapping[str, Any]] = None,
-) -> dict:
+    _with_record: bool = False,
+) -> Any:
     """Evaluate a model's answer against a test given as promptfoo vars.
 
     Returns the verdict: ``{pass, score, reason, cases, findings, extraction, exec}``. A model that wrote
     no code, unsafe code or failing code gets a failing verdict; InputError is raised only for bad vars.
     ``compare`` (a mode name or ``{mode, tolerance, pattern}``) applies when the vars set none themselves.
+    (``_with_record``, for the promptfoo assertion: returns ``(verdict, record)``, the metrics record the core
+    makes of the verdict, the same one ``e2beval eval`` writes.)
     """
     if not isinstance(vars, Mapping):
         raise InputError(f"vars must be a mapping, got {type(vars).__name__}")
@@ -228,7 +236,7 @@ def evaluate(
         vars_json = _json.dumps(vars)
     except (TypeError, ValueError) as error:
         raise InputError(f"vars cannot be expressed as JSON: {error}") from None
-    return _json.loads(
+    answer = _json.loads(
         _core.evaluate(
             _text(output, "model output"),
             vars_json,
@@ -240,8 +248,11 @@ def evaluate(
             _isolation_json(isolation),
             python or "",
             bool(pool),
+            "",
+            bool(_with_record),
         )
     )
+    return (answer["verdict"], answer["record"]) if _with_record else answer
 
 
 def execute_many(

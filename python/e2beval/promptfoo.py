@@ -53,7 +53,7 @@ def get_assert(output, context) -> dict:
     if config.get("language") and isinstance(variables, dict) and "language" not in variables:
         variables = {**variables, "language": config["language"]}
     try:
-        verdict = e2beval.evaluate(
+        verdict, record = e2beval.evaluate(
             _output_text(output),
             variables,
             policy=config.get("policy", "standard"),
@@ -65,6 +65,7 @@ def get_assert(output, context) -> dict:
             keep_main=config.get("keep_main", False),
             keep_examples=config.get("keep_examples", False),
             compare=config.get("compare"),
+            _with_record=True,
         )
     except e2beval.InputError as error:
         return _finish(context, config, started, _grading(False, 0.0, f"Invalid test: {error}"), None,
@@ -85,7 +86,7 @@ def get_assert(output, context) -> dict:
         "runtime_s": float(execution.get("wall_time_s", 0.0)),
     }
     result["metadata"] = _metadata(verdict, status, started)
-    return _finish(context, config, started, result, verdict)
+    return _finish(context, config, started, result, record)
 
 
 def call_api(prompt, options=None, context=None) -> dict:
@@ -372,28 +373,26 @@ def _metrics_settings(config) -> dict:
     return settings
 
 
-def _finish(context, config, started: float, result: dict, verdict, outcome: str = "") -> dict:
-    """Writes the test's metrics record (unless ``metrics: false``) and returns ``result``. ``outcome`` names
-    why nothing ran (invalid_test, sandbox_error): such a record is an error in reports, not a failure."""
+def _finish(context, config, started: float, result: dict, record, outcome: str = "") -> dict:
+    """Writes the test's metrics record (unless ``metrics: false``) and returns ``result``. ``record`` is the one
+    the core makes of the verdict (the same ``e2beval eval`` writes: docs/reports.md); without one, ``outcome``
+    names why nothing ran (invalid_test, sandbox_error) and the record is an error row, not a failure."""
     if config.get("metrics", True):
         variables = context.get("vars") or {}
         test = context.get("test") if isinstance(context.get("test"), dict) else {}
         task_id = test.get("description") or (variables.get("function_name") if isinstance(variables, dict) else None) \
             or context.get("id") or "task"
         provider_id, provider_label = _provider_names(context.get("provider"))
-        execution = (verdict or {}).get("exec") or {}
-        peak = execution.get("peak_memory_bytes")
-        extra = _metrics_extra(result, execution)
-        if outcome:
-            extra.update(outcome=outcome, error=result["reason"])
+        if record is None:
+            record = e2beval._error_record(outcome or "error", result["reason"])
         e2beval.write_metrics(
             task_id,
             provider_label,
             provider_id,
-            result["pass"],
-            time.monotonic() - started,
-            memory_mb=None if peak is None else peak / (1024 * 1024),
-            extra=extra,
+            record["success"],
+            record["runtime_s"],
+            memory_mb=record.get("memory_mb"),
+            extra={**record["extra"], "total_s": time.monotonic() - started},
             results_dir=config.get("results_dir"),
             run_id=run_id(context),
         )
@@ -468,22 +467,6 @@ def _process_start_epoch(pid: int):
         return boot + ticks // os.sysconf("SC_CLK_TCK")
     except (OSError, StopIteration, TypeError, ValueError, IndexError):
         return None
-
-
-def _metrics_extra(result: dict, execution: dict) -> dict:
-    """The metrics file's ``extra``: the tutorial's fields, plus what the HTML report shows when a row is
-    expanded (code, findings, stdout/stderr excerpts, each case's reason, input, expected and actual)."""
-    extra = {"reason": result["reason"], "score": result["score"], "outcome": execution.get("outcome", "not_run")}
-    metadata = result.get("metadata") or {}
-    for key in ("code", "language", "findings", "stdout", "stderr", "detail", "wall_time_s", "peak_memory_bytes"):
-        if metadata.get(key) not in (None, "", []):
-            extra[key] = metadata[key]
-    cases = [{"pass": case.get("pass"), "reason": case.get("reason"),
-              **{key: (case.get("metadata") or {}).get(key, "") for key in ("input", "expected", "actual")}}
-             for case in result.get("componentResults") or []]
-    if cases:
-        extra["cases"] = cases
-    return extra
 
 
 def _provider_names(provider) -> tuple:

@@ -238,29 +238,6 @@ SuiteEntry suite_entry(const json::value& value, std::size_t index) {
     return entry;
 }
 
-// A metrics record's `extra`: the tutorial's {reason, score, outcome}, and what a report shows when the row
-// is opened (code, findings, each case's expected and actual, output excerpts; long texts cut).
-json::object metrics_extra(const Verdict& verdict, const std::string& reason) {
-    constexpr std::size_t kMaxText = 16 * 1024;
-    const auto cut = [](const std::string& text) {
-        return to_valid_utf8(text.size() <= kMaxText ? text : text.substr(0, kMaxText) + "\n[... cut at 16 KiB ...]");
-    };
-    json::object extra{{"reason", reason}, {"score", verdict.score},
-                       {"outcome", verdict.exec ? to_string(verdict.exec->outcome) : "not_run"}};
-    if (verdict.extraction) extra["code"] = cut(verdict.extraction->code);
-    if (!verdict.findings.empty()) extra["findings"] = to_json(verdict.findings);
-    if (verdict.exec) {
-        extra["stdout"] = cut(verdict.exec->stdout_data);
-        extra["stderr"] = cut(verdict.exec->stderr_data);
-    }
-    json::array cases;
-    for (const auto& item : verdict.cases)
-        cases.push_back(json::object{{"pass", item.passed}, {"reason", cut(item.reason)}, {"input", cut(item.input)},
-                                     {"expected", cut(item.expected)}, {"actual", cut(item.actual)}});
-    if (!cases.empty()) extra["cases"] = std::move(cases);
-    return extra;
-}
-
 std::vector<SuiteEntry> read_suite(const std::string& path) {
     const auto content = read_file(path, "suite");
     require_clean_text(content, "suite " + path);
@@ -447,19 +424,10 @@ int eval_command(const ParsedArgs& args) {
             // Every entry asked for gets a record, an invalid one too (as an error with its reason): a report
             // that silently has fewer rows than the suite has tests reads as a better result than it was.
             if (write_metrics) {
-                MetricsRecord record;
+                MetricsRecord record = verdict ? metrics_record(*verdict) : error_record("invalid_test", reason);
                 record.task_id = entry.id;
                 record.provider = entry.provider;
                 record.model = entry.model;
-                record.success = verdict && verdict->pass;
-                record.runtime_s = runtime_of(verdict);
-                if (verdict && verdict->exec && verdict->exec->peak_memory_bytes)
-                    record.memory_mb = static_cast<double>(*verdict->exec->peak_memory_bytes) / kMiB;
-                if (verdict)
-                    record.extra = metrics_extra(*verdict, reason);
-                else
-                    record.extra = json::object{{"reason", reason}, {"score", 0.0}, {"outcome", "invalid_test"},
-                                                {"error", reason}};
                 sink.write(record);
             }
             if (as_json) {

@@ -13,6 +13,8 @@
 
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/json.hpp"
+#include "e2beval/core/text.hpp"
+#include "e2beval/analysis/json.hpp"
 
 namespace e2beval {
 
@@ -122,6 +124,46 @@ std::filesystem::path MetricsSink::write(const MetricsRecord& record) const {
     std::filesystem::rename(temporary, final_path, ec);
     if (ec) throw io_error("cannot rename " + temporary.string() + " to " + final_path.string() + ": " + ec.message());
     return final_path;
+}
+
+MetricsRecord metrics_record(const Verdict& verdict) {
+    constexpr std::size_t kMaxText = 16 * 1024;
+    const auto cut = [](const std::string& text) {
+        return to_valid_utf8(text.size() <= kMaxText ? text : text.substr(0, kMaxText) + "\n[... cut at 16 KiB ...]");
+    };
+    MetricsRecord record;
+    record.success = verdict.pass;
+    if (verdict.exec) {
+        record.runtime_s = std::chrono::duration<double>(verdict.exec->wall_time).count();
+        if (verdict.exec->peak_memory_bytes) record.memory_mb = static_cast<double>(*verdict.exec->peak_memory_bytes) / kMiB;
+    }
+    json::object extra{{"reason", to_valid_utf8(verdict.reason)},
+                       {"score", verdict.score},
+                       {"status", to_string(verdict.status)},
+                       {"outcome", verdict.exec ? to_string(verdict.exec->outcome) : "not_run"}};
+    if (verdict.extraction) {
+        extra["code"] = cut(verdict.extraction->code);
+        extra["language"] = to_string(verdict.extraction->language);
+    }
+    if (!verdict.findings.empty()) extra["findings"] = to_json(verdict.findings);
+    if (verdict.exec) {
+        extra["stdout"] = cut(verdict.exec->stdout_data);
+        extra["stderr"] = cut(verdict.exec->stderr_data);
+        if (!verdict.exec->detail.empty()) extra["detail"] = to_valid_utf8(verdict.exec->detail);
+    }
+    json::array cases;
+    for (const auto& item : verdict.cases)
+        cases.push_back(json::object{{"pass", item.passed}, {"reason", cut(item.reason)}, {"input", cut(item.input)},
+                                     {"expected", cut(item.expected)}, {"actual", cut(item.actual)}});
+    if (!cases.empty()) extra["cases"] = std::move(cases);
+    record.extra = std::move(extra);
+    return record;
+}
+
+MetricsRecord error_record(const std::string& outcome, const std::string& reason) {
+    MetricsRecord record;
+    record.extra = json::object{{"reason", to_valid_utf8(reason)}, {"score", 0.0}, {"outcome", outcome}, {"error", to_valid_utf8(reason)}};
+    return record;
 }
 
 }  // namespace e2beval

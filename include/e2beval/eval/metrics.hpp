@@ -9,6 +9,8 @@
 
 #include <boost/json/value.hpp>
 
+#include "e2beval/eval/runner.hpp"
+
 namespace e2beval {
 
 struct MetricsRecord {
@@ -24,6 +26,21 @@ struct MetricsRecord {
     // records of older versions and the tutorial's metrics.py (reports read those as one legacy run).
     std::string run_id;
 };
+
+// The record of one evaluated test, the same for every face (`e2beval eval`, the promptfoo assertion):
+//   success    the verdict passed;
+//   runtime_s  the program's wall time in the sandbox, in seconds (0 when it did not run: blocked, no code);
+//   memory_mb  its peak memory, when measured;
+//   extra      {reason, score, status, outcome} (the verdict's reason, its score, blocked/contained/ran/not_run/
+//              error, the execution's outcome or not_run), and what a report shows when the row is opened: code,
+//              language, findings, stdout/stderr and detail (texts cut at 16 KiB), each case's pass, reason,
+//              input, expected and actual.
+// task_id, provider, model and run_id are the face's to fill in.
+MetricsRecord metrics_record(const Verdict& verdict);
+
+// A test that could not be evaluated (invalid vars or configuration, a sandbox that failed): an error row,
+// extra {reason, score 0, outcome, error}, so that every test asked for appears in reports.
+MetricsRecord error_record(const std::string& outcome, const std::string& reason);
 
 // The run id of this process: $E2BEVAL_RUN_ID when set, else "run-<UTC start time>-<pid>", made once.
 const std::string& process_run_id();
