@@ -16,6 +16,7 @@
 #include "e2beval/core/error.hpp"
 #include "e2beval/eval/humaneval.hpp"
 #include "e2beval/core/text.hpp"
+#include "eval/harness.hpp"
 
 namespace e2beval {
 
@@ -267,78 +268,18 @@ std::string setup_section(const std::string& setup, std::string_view marker) {
            "del __e2beval_setup\n\n";
 }
 
-// The end of every harness: its `results` (one dict per case) go on one marker line of the real stdout, after
-// all the program printed, and the harness is called. `dumps_arguments` are more arguments for json.dumps.
-std::string harness_report(std::string_view marker, std::string_view dumps_arguments = "") {
-    return "    sys.stdout.flush()\n"
-           "    sys.__stdout__.write('\\n" + std::string(marker) + "' + json.dumps(results" + std::string(dumps_arguments) +
-           ") + '\\n')\n"
-           "    sys.__stdout__.flush()\n"
-           "__e2beval_harness()\n";
-}
-
-// Shared by the harnesses that run calls and snippets in the program's own process.
-// `__E2beval_Capture`: what a case prints goes on to the program's stdout, where the sandbox's output limit
-// applies exactly as in every other shape (a capture in memory let 50 MB through and turned a print loop
-// into memory_limit), and the first 4 KiB are kept for the case's report.
-// `__e2beval_out_of_memory`: running out of memory is the sandbox's memory_limit in every shape, not one
-// case's exception: the program ends as an uncaught MemoryError would, with only the code's own frames.
-std::string in_process_harness_helpers() {
-    return "\n\n# ---- e2beval test harness ----\n"
-           "import io as __e2beval_io\n"
-           "class __E2beval_Capture(__e2beval_io.TextIOBase):\n"
-           "    def __init__(self, target):\n"
-           "        self.target, self.kept, self.room = target, [], 4096\n"
-           "    def writable(self):\n"
-           "        return True\n"
-           "    def write(self, text):\n"
-           "        self.target.write(text)\n"
-           "        if self.room > 0:\n"
-           "            piece = text[:self.room]\n"
-           "            self.kept.append(piece)\n"
-           "            self.room -= len(piece)\n"
-           "        return len(text)\n"
-           "    def flush(self):\n"
-           "        self.target.flush()\n"
-           "    def getvalue(self):\n"
-           "        return ''.join(self.kept)\n"
-           "def __e2beval_out_of_memory(error):\n"
-           "    import os, sys, traceback\n"
-           "    try:\n"
-           "        sys.stdout.flush()\n"
-           "        traceback.print_exception(type(error), error, error.__traceback__.tb_next)\n"
-           "        sys.stderr.flush()\n"
-           "    except BaseException:\n"
-           "        os.write(2, b'MemoryError\\n')\n"
-           "    os._exit(1)\n"
-           "del __e2beval_io\n";
+// The harnesses are Python (src/eval/harness.py, compiled in as kHarnessSource); each shape appends it and a call.
+std::string harness_call(std::string_view function, const std::string& arguments, std::string_view marker) {
+    return "\n\n" + std::string(kHarnessSource) + "\n" + std::string(function) + "(" + arguments + ", " +
+           python_string_literal(marker) + ")\n";
 }
 
 std::string function_calls_harness(const TestSpec& spec, std::string_view marker) {
-    std::string program = in_process_harness_helpers() +
-                          "def __e2beval_harness():\n"
-                          "    import contextlib, json, sys\n"
-                          "    calls = [";
+    std::string calls = "[";
     for (const auto& test_case : spec.cases)
-        program += "(" + python_string_literal(*spec.function_name + "(" + test_case.input + ")") + ", " +
-                   (test_case.expected_error == "MemoryError" ? "True" : "False") + "), ";
-    program += "]\n"
-               "    results = []\n"
-               "    for call, expects_memory_error in calls:\n"
-               "        captured = __E2beval_Capture(sys.stdout)\n"
-               "        entry = {}\n"
-               "        try:\n"
-               "            with contextlib.redirect_stdout(captured):\n"
-               "                entry['value'] = str(eval(compile(call, '<test case>', 'eval'), globals()))\n"
-               "        except BaseException as error:\n"
-               "            if isinstance(error, MemoryError) and not expects_memory_error:\n"
-               "                __e2beval_out_of_memory(error)\n"
-               "            entry['error'] = type(error).__name__\n"
-               "            entry['message'] = str(error)[:2000]\n"
-               "        entry['stdout'] = captured.getvalue()\n"
-               "        results.append(entry)\n"
-               + harness_report(marker);
-    return program;
+        calls += "(" + python_string_literal(*spec.function_name + "(" + test_case.input + ")") + ", " +
+                 (test_case.expected_error == "MemoryError" ? "True" : "False") + "), ";
+    return harness_call("__e2beval_run_calls", calls + "]", marker);
 }
 
 // A piece of Python the snippet harness runs, and where its lines come from, for "line 3 of the test".
@@ -362,51 +303,7 @@ std::string snippet_harness(const std::vector<Snippet>& snippets, std::string_vi
         list += "(" + python_string_literal(snippet.filename) + ", " + python_list({snippet.source}) + " + " +
                 python_list(snippet.alternatives) + ", " + segments + "]), ";
     }
-    list += "]";
-    return in_process_harness_helpers() +
-           "def __e2beval_harness():\n"
-           "    import contextlib, json, linecache, sys, traceback\n"
-           "    results = []\n"
-           "    for name, sources, segments in " + list + ":\n"
-           "        source = sources[0]\n"
-           "        for reading in sources if len(sources) > 1 else ():\n"
-           "            try:\n"
-           "                compile(reading, name, 'exec')\n"
-           "            except (SyntaxError, ValueError):\n"
-           "                continue\n"
-           "            source = reading\n"
-           "            break\n"
-           "        linecache.cache[name] = (len(source), None, source.splitlines(True), name)\n"
-           "        captured = __E2beval_Capture(sys.stdout)\n"
-           "        entry = {}\n"
-           "        try:\n"
-           "            with contextlib.redirect_stdout(captured):\n"
-           "                exec(compile(source, name, 'exec'), globals())\n"
-           "        except BaseException as error:\n"
-           "            if isinstance(error, MemoryError):\n"
-           "                __e2beval_out_of_memory(error)\n"
-           "            entry['error'] = type(error).__name__\n"
-           "            try:\n"
-           "                entry['message'] = (error.msg if isinstance(error, SyntaxError) else str(error))[:2000]\n"
-           "            except BaseException:\n"
-           "                entry['message'] = '(the exception cannot be printed)'\n"
-           "            line, text = None, ''\n"
-           "            if isinstance(error, SyntaxError) and error.filename == name:\n"
-           "                line, text = error.lineno, error.text or ''\n"
-           "            else:\n"
-           "                for frame in traceback.extract_tb(error.__traceback__):\n"
-           "                    if frame.filename == name:\n"
-           "                        line, text = frame.lineno, frame.line or ''\n"
-           "            if line:\n"
-           "                first, label = segments[0]\n"
-           "                for start, what in segments:\n"
-           "                    if start <= line:\n"
-           "                        first, label = start, what\n"
-           "                entry['where'] = 'line %d of %s' % (line - first + 1, label)\n"
-           "                entry['source'] = text.strip()[:300]\n"
-           "        entry['stdout'] = captured.getvalue()\n"
-           "        results.append(entry)\n"
-           + harness_report(marker);
+    return harness_call("__e2beval_run_snippets", list + "]", marker);
 }
 
 // stdin/stdout programs: the code is compiled once, then each case runs in a forked child whose fds 0, 1, 2
@@ -420,111 +317,10 @@ std::string stdio_harness(std::string_view code, const TestSpec& spec, std::stri
     const auto budget = std::max<std::uint64_t>(1024, limits.output_bytes * 3 / 4 / cases);
     std::vector<std::string> inputs;
     for (const auto& stdio_case : spec.stdio_cases) inputs.push_back(stdio_case.stdin_data);
-    return "# ---- e2beval stdin/stdout harness ----\n"
-           "def __e2beval_harness():\n"
-           "    import builtins, json, linecache, os, select, signal, sys, time, traceback\n"
-           "    source = " + python_string_literal(code) + "\n"
-           "    inputs = " + python_list(inputs) + "\n"
-           "    seconds, budget = " + shortest_number(seconds) + ", " + std::to_string(budget) + "\n"
-           "    linecache.cache['<solution>'] = (len(source), None, source.splitlines(True), '<solution>')\n"
-           "    namespace = dict(globals())\n"
-           "    namespace.pop('__e2beval_harness', None)\n"
-           "    try:\n"
-           "        program, compile_error = compile(source, '<solution>', 'exec'), ''\n"
-           "    except (SyntaxError, ValueError) as error:\n"
-           "        program, compile_error = None, ''.join(traceback.format_exception_only(type(error), error))\n"
-           "    results = []\n"
-           "    for index, data in enumerate(inputs):\n"
-           "        if program is None:\n"
-           "            results.append({'exit': 1, 'stdout': '', 'truncated': False, 'stderr': compile_error[-2000:]})\n"
-           "            continue\n"
-           "        # Unlinked files: the case cannot find, delete or replace the harness's view of its streams.\n"
-           "        paths = ['.e2beval_case_%d.%s' % (index, kind) for kind in ('in', 'out', 'err')]\n"
-           "        fds = [os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600) for path in paths]\n"
-           "        for path in paths:\n"
-           "            os.unlink(path)\n"
-           "        pending = memoryview(data.encode('utf-8'))\n"
-           "        while pending:\n"
-           "            pending = pending[os.write(fds[0], pending):]\n"
-           "        os.lseek(fds[0], 0, os.SEEK_SET)\n"
-           "        sys.stdout.flush()\n"
-           "        sys.stderr.flush()\n"
-           "        pid = os.fork()\n"
-           "        if pid == 0:\n"
-           "            status = 70\n"
-           "            try:\n"
-           "                os.setpgid(0, 0)\n"
-           "                signal.setitimer(signal.ITIMER_REAL, seconds)\n"
-           "                for fd, opened in enumerate(fds):\n"
-           "                    os.dup2(opened, fd)\n"
-           "                    os.close(opened)\n"
-           "                sys.stdin = sys.__stdin__ = open(0, 'r', encoding='utf-8', closefd=False)\n"
-           "                sys.stdout = sys.__stdout__ = open(1, 'w', encoding='utf-8', closefd=False)\n"
-           "                sys.stderr = sys.__stderr__ = open(2, 'w', encoding='utf-8', closefd=False)\n"
-           "                status = 0\n"
-           "                try:\n"
-           "                    exec(program, dict(namespace, __name__='__main__'))\n"
-           "                except SystemExit as exit:\n"
-           "                    if exit.code is None:\n"
-           "                        status = 0\n"
-           "                    elif isinstance(exit.code, int):\n"
-           "                        status = exit.code & 0xff\n"
-           "                    else:\n"
-           "                        print(exit.code, file=sys.stderr)\n"
-           "                        status = 1\n"
-           "                except BaseException:\n"
-           "                    traceback.print_exc()\n"
-           "                    status = 1\n"
-           "            finally:\n"
-           "                try:\n"
-           "                    sys.stdout.flush()\n"
-           "                    sys.stderr.flush()\n"
-           "                except BaseException:\n"
-           "                    status = status or 120\n"
-           "                os._exit(status)\n"
-           "        try:\n"
-           "            os.setpgid(pid, pid)\n"
-           "        except OSError:\n"
-           "            pass\n"
-           "        timed_out = False\n"
-           "        try:\n"
-           "            pidfd = os.pidfd_open(pid)\n"
-           "        except (AttributeError, OSError):\n"
-           "            pidfd = None\n"
-           "        if pidfd is not None:\n"
-           "            ready = select.select([pidfd], [], [], seconds + 0.05)[0]\n"
-           "            os.close(pidfd)\n"
-           "            if not ready:\n"
-           "                timed_out = True\n"
-           "                try:\n"
-           "                    os.killpg(pid, signal.SIGKILL)\n"
-           "                except OSError:\n"
-           "                    os.kill(pid, signal.SIGKILL)\n"
-           "        status = os.waitpid(pid, 0)[1]\n"
-           "        try:\n"
-           "            os.killpg(pid, signal.SIGKILL)\n"
-           "        except OSError:\n"
-           "            pass\n"
-           "        entry = {}\n"
-           "        if timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM):\n"
-           "            entry['timeout'] = seconds\n"
-           "        elif os.WIFSIGNALED(status):\n"
-           "            entry['signal'] = os.WTERMSIG(status)\n"
-           "        else:\n"
-           "            entry['exit'] = os.WEXITSTATUS(status)\n"
-           "        out = os.pread(fds[1], budget + 1, 0)\n"
-           "        err = os.pread(fds[2], 2000, max(0, os.fstat(fds[2]).st_size - 2000))\n"
-           "        for fd in fds:\n"
-           "            os.close(fd)\n"
-           "        entry['truncated'] = len(out) > budget\n"
-           "        entry['stdout'] = out[:budget].decode('utf-8', 'replace')\n"
-           "        entry['stderr'] = err.decode('utf-8', 'replace')\n"
-           "        # Out of memory: a MemoryError the case did not survive, or the kernel's OOM kill (SIGKILL\n"
-           "        # that the harness did not send). The Runner reports it as the sandbox's memory_limit.\n"
-           "        if (entry.get('exit') and b'MemoryError' in err) or (entry.get('signal') == signal.SIGKILL):\n"
-           "            entry['memory'] = True\n"
-           "        results.append(entry)\n"
-           + harness_report(marker, ", ensure_ascii=False");
+    return harness_call("__e2beval_run_stdio",
+                        python_string_literal(code) + ", " + python_list(inputs) + ", " + shortest_number(seconds) + ", " +
+                            std::to_string(budget),
+                        marker);
 }
 
 struct CandidateProgram {
