@@ -154,6 +154,9 @@ TEST_CASE("a zygote that dies under an execution of a LocalSandbox already destr
     }
     context.run();
     REQUIRE(result.has_value());
+    // Which of these depends on how far the zygote got before it died; what matters is that the execution
+    // completes, and (under the sanitizer) touches nothing of the destroyed object.
     if (result->outcome == Outcome::ok) CHECK(result->stdout_data == "rerun\n");
-    else CHECK_MESSAGE(result->outcome == Outcome::signaled, to_string(result->outcome) << ": " << result->detail);
+    else CHECK_MESSAGE((result->outcome == Outcome::signaled || result->outcome == Outcome::sandbox_error),
+                       to_string(result->outcome) << ": " << result->detail);
 }
