@@ -10,31 +10,23 @@
 
 namespace e2beval {
 
-namespace {
-
-ExecResult failed(std::string detail) {
+std::pair<boost::system::error_code, ExecResult> failure_completion(const std::exception& failure) {
+    const auto* ours = dynamic_cast<const error*>(&failure);
     ExecResult result;
     result.outcome = Outcome::sandbox_error;
-    result.detail = std::move(detail);
-    return result;
+    result.detail = failure.what();
+    return {boost::system::error_code(make_error_code(ours ? ours->code() : errc::sandbox_setup)), std::move(result)};
 }
-
-}  // namespace
 
 void Sandbox::start_execute(executor_type io, ExecRequest request, ExecHandler handler) noexcept {
     // A backend that refuses the request throws before it took the handler: complete with the error, never
     // inline (the caller's initiation must return first).
-    auto refuse = [&](boost::system::error_code ec, std::string detail) {
-        boost::asio::post(io, [handler = std::move(handler), ec, result = failed(std::move(detail))]() mutable {
-            std::move(handler)(ec, std::move(result));
-        });
-    };
     try {
         initiate_execute(io, std::move(request), handler);
-    } catch (const error& failure) {
-        refuse(make_error_code(failure.code()), failure.what());
     } catch (const std::exception& failure) {
-        refuse(make_error_code(errc::sandbox_setup), failure.what());
+        boost::asio::post(io, [handler = std::move(handler), failed = failure_completion(failure)]() mutable {
+            std::move(handler)(failed.first, std::move(failed.second));
+        });
     }
 }
 

@@ -3,6 +3,7 @@
 // Backends: LocalSandbox (Linux namespaces, the default); the E2B cloud client is next.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +31,10 @@ namespace e2beval {
 // result, outcome sandbox_error with the reason in `detail`. The blocking wrappers throw it instead.
 using ExecSignature = void(boost::system::error_code, ExecResult);
 using ExecHandler = boost::asio::any_completion_handler<ExecSignature>;
+
+// A failure of the sandbox itself, as an execution completes with it: the error's errc (sandbox_setup for any
+// other exception) and a result with outcome sandbox_error and the message in `detail`.
+std::pair<boost::system::error_code, ExecResult> failure_completion(const std::exception& failure);
 
 class Sandbox {
 public:

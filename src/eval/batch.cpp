@@ -31,29 +31,18 @@ void run_bounded(std::size_t count, const BatchOptions& options,
     context.run();
 }
 
-ExecResult refused(const std::exception& failure) {
-    ExecResult result;
-    result.outcome = Outcome::sandbox_error;
-    result.detail = failure.what();
-    return result;
-}
-
 }  // namespace
 
 std::vector<ExecResult> execute_many(Sandbox& sandbox, const std::vector<ExecRequest>& requests,
                                      const BatchOptions& options) {
     std::vector<ExecResult> results(requests.size());
     run_bounded(requests.size(), options, [&](boost::asio::io_context& context, std::size_t index, std::function<void()> done) {
-        try {
-            sandbox.async_execute(requests[index],
-                                  boost::asio::bind_executor(context, [&results, index, done](boost::system::error_code, ExecResult result) {
-                                      results[index] = std::move(result);  // a refused request: sandbox_error, reason in detail
-                                      done();
-                                  }));
-        } catch (const std::exception& failure) {
-            results[index] = refused(failure);
-            boost::asio::post(context, done);
-        }
+        // A request the sandbox refuses completes too: outcome sandbox_error, the reason in detail.
+        sandbox.async_execute(requests[index],
+                              boost::asio::bind_executor(context, [&results, index, done](boost::system::error_code, ExecResult result) {
+                                  results[index] = std::move(result);
+                                  done();
+                              }));
     });
     return results;
 }
@@ -70,16 +59,11 @@ std::vector<Verdict> evaluate_many(Sandbox& sandbox, const RunnerOptions& runner
             boost::asio::post(context, done);
             return;
         }
-        try {
-            sandbox.async_execute(*prepared->request,
-                                  boost::asio::bind_executor(context, [&, prepared, index, done](boost::system::error_code, ExecResult result) {
-                                      verdicts[index] = runner.finish(std::move(*prepared), std::move(result), item.spec);
-                                      done();
-                                  }));
-        } catch (const std::exception& failure) {
-            verdicts[index] = runner.finish(std::move(*prepared), refused(failure), item.spec);
-            boost::asio::post(context, done);
-        }
+        sandbox.async_execute(*prepared->request,
+                              boost::asio::bind_executor(context, [&, prepared, index, done](boost::system::error_code, ExecResult result) {
+                                  verdicts[index] = runner.finish(std::move(*prepared), std::move(result), item.spec);
+                                  done();
+                              }));
     });
     return verdicts;
 }

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <csignal>
 #include <cstring>
 #include <random>
@@ -268,10 +269,39 @@ std::string setup_section(const std::string& setup, std::string_view marker) {
            "del __e2beval_setup\n\n";
 }
 
-// The harnesses are Python (src/eval/harness.py, compiled in as kHarnessSource); each shape appends it and a call.
-std::string harness_call(std::string_view function, const std::string& arguments, std::string_view marker) {
-    return "\n\n" + std::string(kHarnessSource) + "\n" + std::string(function) + "(" + arguments + ", " +
-           python_string_literal(marker) + ")\n";
+std::vector<std::string_view> split_lines(std::string_view text) {
+    std::vector<std::string_view> lines;
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        lines.push_back(text.substr(0, end));
+        if (end == std::string_view::npos) break;
+        text.remove_prefix(end + 1);
+    }
+    return lines;
+}
+
+// The harnesses are Python (src/eval/harness.py, compiled in as kHarnessSource), in sections a "# @section NAME"
+// line starts. A program gets only the sections its shape needs (the whole file costs about 1.5 ms to compile on
+// every execution), then a call with the test's values.
+const std::map<std::string, std::string, std::less<>>& harness_sections() {
+    static const auto sections = [] {
+        std::map<std::string, std::string, std::less<>> found;
+        constexpr std::string_view kStart = "# @section ";
+        std::string* current = nullptr;
+        for (const auto line : split_lines(kHarnessSource)) {
+            if (line.starts_with(kStart)) current = &found[std::string(line.substr(kStart.size()))];
+            else if (current) current->append(line).append("\n");
+        }
+        return found;
+    }();
+    return sections;
+}
+
+std::string harness_call(std::initializer_list<std::string_view> sections, std::string_view function,
+                         const std::string& arguments, std::string_view marker) {
+    std::string program = "\n\n# ---- e2beval test harness (src/eval/harness.py) ----\n";
+    for (const auto name : sections) program += harness_sections().find(name)->second;
+    return program + std::string(function) + "(" + arguments + ", " + python_string_literal(marker) + ")\n";
 }
 
 std::string function_calls_harness(const TestSpec& spec, std::string_view marker) {
@@ -279,7 +309,7 @@ std::string function_calls_harness(const TestSpec& spec, std::string_view marker
     for (const auto& test_case : spec.cases)
         calls += "(" + python_string_literal(*spec.function_name + "(" + test_case.input + ")") + ", " +
                  (test_case.expected_error == "MemoryError" ? "True" : "False") + "), ";
-    return harness_call("__e2beval_run_calls", calls + "]", marker);
+    return harness_call({"report", "in_process", "calls"}, "__e2beval_run_calls", calls + "]", marker);
 }
 
 // A piece of Python the snippet harness runs, and where its lines come from, for "line 3 of the test".
@@ -292,8 +322,7 @@ struct Snippet {
     std::vector<std::string> alternatives = {};
 };
 
-// Runs each snippet in the module's namespace, catching everything (SystemExit too: a candidate that exits
-// must not pass), and reports per snippet the exception, and the line that raised it with its source.
+// Snippets (asserts, HumanEval's program) for __e2beval_run_snippets: (filename, readings, segments) each.
 std::string snippet_harness(const std::vector<Snippet>& snippets, std::string_view marker) {
     std::string list = "[";
     for (const auto& snippet : snippets) {
@@ -303,21 +332,18 @@ std::string snippet_harness(const std::vector<Snippet>& snippets, std::string_vi
         list += "(" + python_string_literal(snippet.filename) + ", " + python_list({snippet.source}) + " + " +
                 python_list(snippet.alternatives) + ", " + segments + "]), ";
     }
-    return harness_call("__e2beval_run_snippets", list + "]", marker);
+    return harness_call({"report", "in_process", "snippets"}, "__e2beval_run_snippets", list + "]", marker);
 }
 
-// stdin/stdout programs: the code is compiled once, then each case runs in a forked child whose fds 0, 1, 2
-// are unlinked files in the workspace, so `input()`, `sys.stdin.buffer`, `open(0)` and `os.write(1, ...)` all behave
-// as in a real run, `sys.exit()` and crashes stay in that case, and no case sees another's state. The parent
-// kills a case (and its process group) after its share of the wall time, so a loop in one case still lets
-// the others report; each case's stdout is capped to its share of the output limit.
+// stdin/stdout programs for __e2beval_run_stdio: each case gets an equal share of 90 % of the wall time and of
+// 75 % of the output limit, so a loop or a flood in one case still lets the others report.
 std::string stdio_harness(std::string_view code, const TestSpec& spec, std::string_view marker, const Limits& limits) {
     const auto cases = std::max<std::size_t>(spec.stdio_cases.size(), 1);
     const double seconds = std::max(0.05, std::chrono::duration<double>(limits.wall_time).count() * 0.9 / static_cast<double>(cases));
     const auto budget = std::max<std::uint64_t>(1024, limits.output_bytes * 3 / 4 / cases);
     std::vector<std::string> inputs;
     for (const auto& stdio_case : spec.stdio_cases) inputs.push_back(stdio_case.stdin_data);
-    return harness_call("__e2beval_run_stdio",
+    return harness_call({"report", "stdio"}, "__e2beval_run_stdio",
                         python_string_literal(code) + ", " + python_list(inputs) + ", " + shortest_number(seconds) + ", " +
                             std::to_string(budget),
                         marker);
@@ -329,16 +355,6 @@ struct CandidateProgram {
     std::vector<std::string> alternatives;  // the same program with the completion's indentation repaired
 };
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-    std::vector<std::string_view> lines;
-    while (!text.empty()) {
-        const auto end = text.find('\n');
-        lines.push_back(text.substr(0, end));
-        if (end == std::string_view::npos) break;
-        text.remove_prefix(end + 1);
-    }
-    return lines;
-}
 
 bool blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
 

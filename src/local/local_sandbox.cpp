@@ -92,18 +92,21 @@ std::array<std::uintptr_t, 4> host_string_areas() {
 }
 
 void validate_request(const ExecRequest& request) {
-    local::check_memory_floor(request.limits);
-    for (const auto& [name, value] : request.env) {
-        if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
-            throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");
-        if (value.find('\0') != std::string::npos)
-            throw input_error("environment variable " + name + " holds a NUL byte");
-    }
+    local::check_limits_and_environment(request.limits, request.env);
     if (request.code.find('\0') != std::string::npos)
         throw input_error("the code holds a NUL byte; source code cannot contain one");
 }
 
 }  // namespace
+
+void local::check_limits_and_environment(const Limits& limits, const std::map<std::string, std::string>& env) {
+    check_memory_floor(limits);
+    for (const auto& [name, value] : env) {
+        if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
+            throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");
+        if (value.find('\0') != std::string::npos) throw input_error("environment variable " + name + " holds a NUL byte");
+    }
+}
 
 std::string_view python_discovery_script() noexcept { return kDiscoveryScript; }
 
@@ -270,12 +273,8 @@ void LocalSandbox::initiate_execute(executor_type io, ExecRequest request, ExecH
     try {
         run(io, std::move(request), inner);
     } catch (const std::exception& failure) {
-        const auto code = dynamic_cast<const error*>(&failure) ? static_cast<const error&>(failure).code() : errc::sandbox_setup;
-        ExecResult result;
-        result.outcome = Outcome::sandbox_error;
-        result.detail = failure.what();
-        boost::asio::post(io, [complete, code, result = std::move(result)]() mutable {
-            complete(boost::system::error_code(make_error_code(code)), std::move(result));
+        boost::asio::post(io, [complete, failed = failure_completion(failure)]() mutable {
+            complete(failed.first, std::move(failed.second));
         });
     }
 }

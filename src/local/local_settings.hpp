@@ -2,6 +2,7 @@
 // (local_sandbox.cpp) and sessions (session.cpp). Held by shared_ptr: an execution in flight keeps it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct LocalSandbox::Settings {
 };
 
 namespace local {
+
+// Throws input_error for limits no interpreter starts in and for environment variables the kernel cannot pass
+// (a name that is empty or holds '=' or NUL, a value with NUL): one-shot executions and sessions alike.
+void check_limits_and_environment(const Limits& limits, const std::map<std::string, std::string>& env);
 
 // The sandbox for `request`: its root filesystem (unless `with_filesystem` is false: a warm child inherits its
 // zygote's), identity, program, environment, rlimits and seccomp filter. `more_read_only_paths`: host paths to

@@ -369,12 +369,7 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
 
 std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& options) {
     if (options.timeout.count() <= 0) throw input_error("a session's timeout must be positive (seconds until it is killed)");
-    local::check_memory_floor(options.limits);
-    for (const auto& [name, value] : options.env) {
-        if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
-            throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");
-        if (value.find('\0') != std::string::npos) throw input_error("environment variable " + name + " holds a NUL byte");
-    }
+    local::check_limits_and_environment(options.limits, options.env);
     auto sandbox = local::SessionKeeper::instance().spawn(session_request(*settings_, options, local::kSessionAgentSource));
     auto session = std::make_shared<LocalSession>(random_id(), std::move(sandbox), options);
     session->wait_until_ready();
