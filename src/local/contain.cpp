@@ -19,10 +19,9 @@
 #include <cstring>
 #include <utility>
 
-#include "local/capabilities.hpp"
-#include "local/mountns.hpp"
-#include "local/rlimit.hpp"
-#include "local/seccomp.hpp"
+#include "local/child_report.hpp"
+#include "local/mount_steps.hpp"
+#include "local/program_steps.hpp"
 
 namespace e2beval::local {
 
@@ -31,26 +30,8 @@ namespace {
 constexpr int kReportFd = 3;
 constexpr int kGoFd = 4;
 
-void copy_text(char* destination, std::size_t capacity, const char* source) noexcept {
-    if (source == nullptr) source = "";
-    std::size_t i = 0;
-    for (; i + 1 < capacity && source[i] != '\0'; ++i) destination[i] = source[i];
-    destination[i] = '\0';
-}
-
-void send_report(const ChildReport& report) noexcept {
-    // The report channel is a SOCK_SEQPACKET socket: one report, one message, never half of one.
-    while (::send(kReportFd, &report, sizeof report, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-    }
-}
-
 [[noreturn]] void fail(const StepError& step) noexcept {
-    ChildReport report;
-    report.kind = ChildReport::setup_failed;
-    report.value = step.error;
-    copy_text(report.call, sizeof report.call, step.call);
-    copy_text(report.path, sizeof report.path, step.path);
-    send_report(report);
+    send_child_report(kReportFd, failure_report(step));
     ::_exit(127);
 }
 
@@ -112,27 +93,6 @@ void write_program(const SpawnPlan& plan) noexcept {
     ::close(fd);
 }
 
-// Hands the seccomp listener to the supervisor, which answers (and reports) every denied call.
-void send_listener(int listener) noexcept {
-    ChildReport report;
-    report.kind = ChildReport::seccomp_listener;
-    iovec payload{&report, sizeof report};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr message{};
-    message.msg_iov = &payload;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(header), &listener, sizeof(int));
-    while (::sendmsg(kReportFd, &message, MSG_NOSIGNAL) < 0)
-        if (errno != EINTR) fail("sendmsg(seccomp listener)");
-    ::close(listener);
-}
-
 // The zygote's process: keeps only the two capabilities it needs to set up executions, as ambient
 // capabilities so they survive exec; keeps fd 3 (the control channel to the supervisor).
 [[noreturn]] void exec_zygote(const SpawnPlan& plan) noexcept {
@@ -155,24 +115,13 @@ void send_listener(int listener) noexcept {
 
 // The program's own process: limits, privileges, seccomp last, then exec. Never returns.
 [[noreturn]] void exec_program(const SpawnPlan& plan) noexcept {
-    // When the sandbox's cgroup runs out of memory, the kernel must kill the program's tree, not the init
-    // (a copy of the host process, often the largest in the cgroup), which has to report how things ended.
-    // Raising one's own OOM score needs no privilege, but /proc/self is ours to write only while we are
-    // dumpable: for these few calls we are (nothing else runs in the sandbox yet; exec resets it anyway).
-    // Where /proc refuses, the default order stays.
-    ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-    if (const int score = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC); score >= 0) {
-        [[maybe_unused]] const ssize_t written = ::write(score, "1000", 4);
-        ::close(score);
-    }
-    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    if (auto error = apply_rlimits(plan.rlimits)) fail(error);
-    if (auto error = drop_privileges()) fail(error);
-    int listener = -1;
-    sock_fprog bpf{static_cast<unsigned short>(plan.seccomp_filter.size()),
-                   const_cast<sock_filter*>(plan.seccomp_filter.data())};
-    if (auto error = install_seccomp_filter(bpf, plan.seccomp_reports_denials, listener)) fail(error);
-    if (listener >= 0) send_listener(listener);
+    ProgramContainment containment;
+    containment.rlimits = &plan.rlimits;
+    containment.seccomp_filter = {static_cast<unsigned short>(plan.seccomp_filter.size()),
+                                  const_cast<sock_filter*>(plan.seccomp_filter.data())};
+    containment.seccomp_reports_denials = plan.seccomp_reports_denials;
+    containment.report_fd = kReportFd;
+    if (auto error = contain_program(containment)) fail(error);
     ::execve(plan.executable.c_str(), plan.argv.data(), plan.envp.data());
     fail("execve", plan.executable.c_str());
 }
@@ -192,7 +141,7 @@ void send_listener(int listener) noexcept {
             ChildReport report;
             report.kind = ChildReport::program_ended;
             report.value = status;
-            send_report(report);
+            send_child_report(kReportFd, report);
             ::_exit(0);
         }
     }

@@ -158,21 +158,6 @@ LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) 
 
 const InterpreterInfo& LocalSandbox::python() const noexcept { return settings_->python; }
 
-namespace {
-
-std::string hex(const std::vector<sock_filter>& filter) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    const auto* bytes = reinterpret_cast<const unsigned char*>(filter.data());
-    std::string text;
-    text.reserve(filter.size() * sizeof(sock_filter) * 2);
-    for (std::size_t i = 0; i < filter.size() * sizeof(sock_filter); ++i) {
-        text += kDigits[bytes[i] >> 4];
-        text += kDigits[bytes[i] & 15];
-    }
-    return text;
-}
-
-}  // namespace
 
 local::SupervisionRequest local::base_request(const LocalSandbox::Settings& settings, const ExecRequest& request,
                                               bool with_filesystem, const std::vector<std::string>& more_read_only_paths) {
@@ -245,9 +230,9 @@ std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settin
     request.plan.rlimits = {{RLIMIT_CORE, 0, 0, "RLIMIT_CORE"}};
     request.plan.finalize();
     const auto& seccomp = seccomp_program(isolation.seccomp, isolation.network, Language::python);
-    const auto zygote_settings = boost::json::serialize(boost::json::object{{"filter", hex(seccomp.instructions)},
-                                                                     {"reports_denials", seccomp.reports_denials},
-                                                                     {"private_network", !isolation.network}});
+    local::WarmSettings zygote_settings;
+    zygote_settings.seccomp_filter = seccomp.instructions;
+    zygote_settings.seccomp_reports_denials = seccomp.reports_denials;
     return local::spawn_zygote(std::move(request), zygote_settings);
 }
 

@@ -113,16 +113,11 @@ std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
     steps.push_back({Kind::file, {}, inside("/etc/hostname"), "sandbox\n", 0444});
 
     // The workspace (cwd, $HOME, /tmp) and /dev/shm are the only writable places, both size-limited.
-    const std::string owner = ",uid=" + std::to_string(spec.inside_uid) + ",gid=" + std::to_string(spec.inside_gid);
+    const auto workspace = workspace_mount_options(spec.workspace_bytes, WorkspaceOwner{spec.inside_uid, spec.inside_gid});
     steps.push_back({Kind::directory, {}, inside("/tmp"), {}, 0755});
-    steps.push_back({Kind::tmpfs, {}, inside("/tmp"),
-                     "size=" + std::to_string(spec.workspace_bytes) + ",nr_inodes=" +
-                         std::to_string(spec.workspace_inodes) + ",mode=0755" + owner,
-                     0});
+    steps.push_back({Kind::tmpfs, {}, inside("/tmp"), workspace.workspace, 0});
     steps.push_back({Kind::directory, {}, inside("/dev/shm"), {}, 0755});
-    steps.push_back({Kind::tmpfs, {}, inside("/dev/shm"),
-                     "size=" + std::to_string(spec.workspace_bytes / 4 + 4096) + ",nr_inodes=256,mode=0755" + owner,
-                     0});
+    steps.push_back({Kind::tmpfs, {}, inside("/dev/shm"), workspace.shm, 0});
 
     steps.push_back({Kind::enter_root, {}, std::string(kNewRoot), {}, 0});
     if (count_binds(steps) > kMaxHostTrees)
@@ -139,96 +134,6 @@ void add_workspace_link(std::vector<MountStep>& steps, const std::string& link) 
     if (!parent.empty() && parent != "/") added.push_back({Kind::directory, {}, inside(parent), {}, 0755});
     added.push_back({Kind::symlink, {}, inside(link), "/tmp", 0});
     steps.insert(enter, added.begin(), added.end());
-}
-
-namespace {
-
-StepError fail(const char* call, const std::string& path) noexcept { return {call, path.c_str(), errno}; }
-
-StepError write_file(const MountStep& step) noexcept {
-    const int fd = ::open(step.target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, step.mode);
-    if (fd < 0) return fail("open(O_CREAT)", step.target);
-    std::size_t written = 0;
-    while (written < step.data.size()) {
-        const ssize_t n = ::write(fd, step.data.data() + written, step.data.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            const int saved = errno;
-            ::close(fd);
-            errno = saved;
-            return fail("write", step.target);
-        }
-        written += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
-    return {};
-}
-
-}  // namespace
-
-StepError clone_host_trees(const std::vector<MountStep>& steps, int (&tree_fds)[kMaxHostTrees]) noexcept {
-    for (const auto& step : steps) {
-        const bool device = step.kind == MountStep::Kind::bind_device;
-        if (step.kind != MountStep::Kind::bind_read_only && !device) continue;
-        const unsigned recursive = device ? 0u : AT_RECURSIVE;
-        const long fd = ::syscall(SYS_open_tree, AT_FDCWD, step.source.c_str(),
-                                  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | recursive);
-        if (fd < 0) return fail("open_tree(OPEN_TREE_CLONE)", step.source);
-        mount_attr attributes{};
-        attributes.attr_set = device ? (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
-                                     : (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-        if (::syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | recursive, &attributes, sizeof attributes) != 0)
-            return fail(device ? "mount_setattr(NOSUID|NOEXEC)" : "mount_setattr(RDONLY|NOSUID|NODEV, AT_RECURSIVE)",
-                        step.source);
-        tree_fds[step.tree] = static_cast<int>(fd);
-    }
-    return {};
-}
-
-StepError apply_mount_step(const MountStep& step, const int (&tree_fds)[kMaxHostTrees]) noexcept {
-    using Kind = MountStep::Kind;
-    const char* target = step.target.c_str();
-    switch (step.kind) {
-        case Kind::make_private:
-            if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-                return fail("mount(/, MS_REC|MS_PRIVATE)", step.target);
-            return {};
-        case Kind::tmpfs:
-            if (::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, step.data.c_str()) != 0)
-                return fail("mount(tmpfs)", step.target);
-            return {};
-        case Kind::directory:
-            if (::mkdir(target, step.mode) != 0 && errno != EEXIST) return fail("mkdir", step.target);
-            return {};
-        case Kind::file:
-            return write_file(step);
-        case Kind::bind_read_only:
-        case Kind::bind_device: {
-            const int tree = tree_fds[step.tree];
-            if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) != 0)
-                return fail("move_mount", step.target);
-            ::close(tree);
-            return {};
-        }
-        case Kind::proc:
-            if (::mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
-                return fail("mount(proc)", step.target);
-            return {};
-        case Kind::symlink:
-            if (::symlink(step.data.c_str(), target) != 0 && errno != EEXIST) return fail("symlink", step.target);
-            return {};
-        case Kind::enter_root:
-            if (::chdir(target) != 0) return fail("chdir", step.target);
-            // pivot_root(".", "."): the host's root ends up stacked on top of the new one; detach it
-            // with everything below it, so no path leads back to the host.
-            if (::syscall(SYS_pivot_root, ".", ".") != 0) return fail("pivot_root(., .)", step.target);
-            if (::umount2(".", MNT_DETACH) != 0) return fail("umount2(., MNT_DETACH)", step.target);
-            if (::chdir("/") != 0) return fail("chdir(/)", step.target);
-            if (::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) != 0)
-                return fail("mount(/, MS_REMOUNT|MS_RDONLY)", step.target);
-            return {};
-    }
-    return {};
 }
 
 }  // namespace e2beval::local

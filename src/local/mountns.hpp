@@ -7,14 +7,13 @@
 #include <string_view>
 #include <vector>
 
-#include "local/spawn_plan.hpp"
+#include "local/mount_steps.hpp"
 
 namespace e2beval::local {
 
 struct RootFilesystemSpec {
     std::vector<std::string> read_only_paths;  // host paths bound read-only at path_inside(path)
     std::uint64_t workspace_bytes = 0;         // size of the tmpfs mounted at /tmp (the working directory)
-    std::uint32_t workspace_inodes = 4096;
     uid_t inside_uid = 1000;
     gid_t inside_gid = 1000;
 };
@@ -35,15 +34,5 @@ std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec);
 // Adds `link` (e.g. /home/user) as a symlink to the workspace /tmp, before the plan enters its root:
 // sessions use E2B's home directory while the workspace stays the one writable, size-limited place.
 void add_workspace_link(std::vector<MountStep>& steps, const std::string& link);
-
-// Most bind steps a plan may hold (the child keeps their tree fds in a fixed array).
-inline constexpr int kMaxHostTrees = 64;
-
-// Child side, first phase, still as the host identity that may traverse host paths (e.g. pyenv under
-// /root): clones every bind step's host path into a detached, already read-only mount tree.
-StepError clone_host_trees(const std::vector<MountStep>& steps, int (&tree_fds)[kMaxHostTrees]) noexcept;
-
-// Child side, second phase, as the sandbox user: performs one step. Must not allocate.
-StepError apply_mount_step(const MountStep& step, const int (&tree_fds)[kMaxHostTrees]) noexcept;
 
 }  // namespace e2beval::local

@@ -8,13 +8,16 @@
 # standby reads the code, waits until the supervisor has put it into its cgroup, then sets rlimits, drops
 # every capability, sets no_new_privs, installs the seccomp filter and runs the code: the same steps, in
 # the same order, as a cold sandbox. The zygote reports the program's end.
+#
+# Every one of those steps, and every report to the supervisor, is compiled code: the library built from
+# the cold path's own sources (src/local/warm_steps.cpp), which the supervisor sends with the settings and
+# this file loads with ctypes. What stays in Python is only what must happen in this interpreter: forking,
+# file descriptors, the environment, and running the code.
 import ctypes
 import json
 import os
-import resource
 import signal
 import socket
-import struct
 import sys
 
 # What generated code and its tests commonly import: importing it once here makes every execution start
@@ -22,42 +25,14 @@ import sys
 import atexit, bisect, builtins, collections, contextlib, copy, functools, heapq, io  # noqa: E401,F401
 import itertools, math, operator, random, re, string, traceback, types, typing  # noqa: E401,F401
 
-REPORT = struct.Struct("=iiqq160s256s")  # ChildReport in src/local/spawn_plan.hpp
-SETUP_FAILED, PROGRAM_ENDED, SECCOMP_LISTENER, PROGRAM_STARTED, ZYGOTE_READY = 1, 2, 3, 4, 5
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
-PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
-SYS_CAPSET, SYS_SECCOMP = 126, 317  # x86_64
-CAP_SETPCAP, CAP_SYS_ADMIN = 8, 21
-SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER = 1, 8
-
-libc = ctypes.CDLL(None, use_errno=True)
-libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
-libc.syscall.restype = ctypes.c_long
-
-
-class SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
 
 class Failure(Exception):
-    def __init__(self, call, path=""):
-        super().__init__(call)
-        self.call, self.path, self.errno = call, path, ctypes.get_errno()
+    """A compiled step failed; the library keeps what failed and reports it (e2beval_warm_report_failure)."""
 
 
-def report(channel, kind, value=0, fds=(), call="", path="", peak_rss_kib=-1, cpu_us=-1):
-    message = REPORT.pack(kind, value, peak_rss_kib, cpu_us, call.encode()[:159], path.encode()[:255])
-    socket.send_fds(channel, [message], list(fds))
-
-
-def check(result, call, path=""):
+def check(result):
     if result != 0:
-        raise Failure(call, path)
-
-
-def mount(source, target, fstype, flags, data):
-    check(libc.mount(source, target, fstype, flags, data), "mount(%s)" % (fstype or b"remount").decode(), target.decode())
+        raise Failure()
 
 
 def run_code(path):
@@ -95,33 +70,12 @@ def run_code(path):
     return status
 
 
-DEFAULT_WORKSPACE_BYTES = 64 << 20  # Limits::workspace_bytes; other sizes are applied with a remount
-
-
-def tmpfs_options(workspace_bytes, remount=False):
-    workspace = "size=%d,nr_inodes=4096" % workspace_bytes
-    shm = "size=%d,nr_inodes=256" % (workspace_bytes // 4 + 4096)
-    if not remount:
-        workspace += ",mode=0755,uid=1000,gid=1000"
-        shm += ",mode=0755,uid=1000,gid=1000"
-    return workspace.encode(), shm.encode()
-
-
-def own_mounts():
-    """The program's own workspace, /dev/shm and /proc, in the mount namespace it has just unshared."""
-    workspace, shm = tmpfs_options(DEFAULT_WORKSPACE_BYTES)
-    mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, workspace)
-    mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, shm)
-    mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
-
-
-def program(request, fds, channel):
+def program(message, fds, channel):
     """pid 1 of a fresh pid namespace, its own mounts already made: the cold path's last steps."""
     code_fd, stdin_fd, stdout_fd, stderr_fd = fds
-    if request["workspace_bytes"] != DEFAULT_WORKSPACE_BYTES:
-        workspace, shm = tmpfs_options(request["workspace_bytes"], remount=True)
-        mount(None, b"/tmp", None, MS_REMOUNT | MS_NOSUID | MS_NODEV, workspace)
-        mount(None, b"/dev/shm", None, MS_REMOUNT | MS_NOSUID | MS_NODEV, shm)
+    request = json.loads(message)
+    steps = bytes.fromhex(request["steps"])
+    check(warm.e2beval_warm_prepare(steps, len(steps)))
     with open("/tmp/main.py", "wb") as program_file:
         while True:
             chunk = os.read(code_fd, 1 << 16)
@@ -135,32 +89,7 @@ def program(request, fds, channel):
         os.dup2(fd, target)
     os.environ.clear()
     os.environ.update(request["env"])
-    os.setsid()
-    # Out of memory, the kernel kills the program's tree first, not its keeper (as exec_program does cold).
-    try:
-        with open("/proc/self/oom_score_adj", "w") as score:
-            score.write("1000")
-    except OSError:
-        pass
-    for name, soft, hard in request["rlimits"]:
-        resource.setrlimit(getattr(resource, name), (soft, hard))
-    # The zygote's bounding set holds only these two (the rest went before it started).
-    for cap in (CAP_SETPCAP, CAP_SYS_ADMIN):
-        check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), "prctl(PR_CAPBSET_DROP)")
-    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
-    data = (ctypes.c_uint32 * 6)()
-    check(libc.syscall(SYS_CAPSET, header, data), "capset(all zero)")
-    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS, 1)")
-    filter_bytes = ctypes.create_string_buffer(FILTER, len(FILTER))
-    program_filter = SockFprog(len(FILTER) // 8, ctypes.addressof(filter_bytes))
-    flags = SECCOMP_FILTER_FLAG_NEW_LISTENER if REPORTS_DENIALS else 0
-    listener = libc.syscall(SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(program_filter))
-    if listener < 0:
-        raise Failure("seccomp(SECCOMP_SET_MODE_FILTER)")
-    if REPORTS_DENIALS:
-        report(channel, SECCOMP_LISTENER, fds=[listener])
-        os.close(listener)
+    check(warm.e2beval_warm_contain(channel.fileno()))
     channel.close()
     os.closerange(3, 1 << 16)
     os._exit(run_code("/tmp/main.py"))
@@ -173,7 +102,7 @@ def start_standby():
     The network namespace is the zygote's, where lo stays down; a zygote serves one execution at a
     time, so nothing an execution leaves there outlives it or reaches another."""
     zygote_end, standby_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    check(libc.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+    check(warm.e2beval_warm_enter_new_pid_namespace())
     try:
         pid = os.fork()
         if pid == 0:
@@ -185,28 +114,27 @@ def start_standby():
                 keep = standby_end.fileno()
                 os.closerange(3, keep)
                 os.closerange(keep + 1, 1 << 16)
-                check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare(CLONE_NEWNS|CLONE_NEWIPC)")
-                own_mounts()
+                check(warm.e2beval_warm_mount_own_workspace())
                 message, fds, _, _ = socket.recv_fds(standby_end, 1 << 16, 8)
                 if not message:
                     os._exit(0)  # the zygote is gone
                 standby_end.close()
                 channel = socket.socket(fileno=fds[-1])
-                program(json.loads(message), fds[:-1], channel)
-            except Failure as failure:
+                program(message, fds[:-1], channel)
+            except Failure:
                 if channel:
-                    report(channel, SETUP_FAILED, failure.errno, call=failure.call, path=failure.path)
+                    warm.e2beval_warm_report_failure(channel.fileno())
             except BaseException as error:  # the zygote's own bug: report it rather than run anything
                 if channel:
-                    report(channel, SETUP_FAILED, 0, call="zygote: %s: %s" % (type(error).__name__, error))
+                    warm.e2beval_warm_report_bug(channel.fileno(), ("zygote: %s: %s" % (type(error).__name__, error)).encode())
             os._exit(127)
     finally:
         # Our own children must stay in our pid namespace: only the program gets a new one.
-        back = libc.setns(OWN_PID_NAMESPACE, CLONE_NEWPID)
+        back = warm.e2beval_warm_return_to_own_pid_namespace()
     standby_end.close()
     if back != 0:
         os.kill(pid, signal.SIGKILL)
-        raise Failure("setns(own pid namespace)")
+        raise Failure()
     return pid, zygote_end
 
 
@@ -219,7 +147,7 @@ def standby_alive(pid):
 
 def serve():
     standby = start_standby()
-    report(control, ZYGOTE_READY, os.getpid())
+    warm.e2beval_warm_report_ready(control.fileno(), os.getpid())
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1 << 16, 8)
         if not message:
@@ -234,8 +162,9 @@ def serve():
             for fd in fds[:-1]:
                 os.close(fd)
             pidfd = os.pidfd_open(pid)
-            report(channel, PROGRAM_STARTED, fds=[pidfd])
+            started = warm.e2beval_warm_report_started(channel.fileno(), pidfd)
             os.close(pidfd)
+            check(started)
             standby = start_standby()  # the next one, while this program runs
             while True:
                 try:
@@ -244,18 +173,30 @@ def serve():
                 except InterruptedError:
                     continue
             cpu_us = int((usage.ru_utime + usage.ru_stime) * 1e6)
-            report(channel, PROGRAM_ENDED, status, peak_rss_kib=usage.ru_maxrss, cpu_us=cpu_us)
-        except Failure as failure:
-            report(channel, SETUP_FAILED, failure.errno, call=failure.call, path=failure.path)
+            warm.e2beval_warm_report_ended(channel.fileno(), status, usage.ru_maxrss, cpu_us)
+        except Failure:
+            warm.e2beval_warm_report_failure(channel.fileno())
         channel.close()
 
 
+def load_warm_steps():
+    """The settings (opaque bytes) and the compiled steps (a shared library in a memfd) arrive first."""
+    settings, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
+    library = ctypes.CDLL("/proc/self/fd/%d" % fds[0])
+    os.close(fds[0])  # the library stays mapped
+    library.e2beval_warm_configure.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    library.e2beval_warm_prepare.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    library.e2beval_warm_report_bug.argtypes = [ctypes.c_int, ctypes.c_char_p]
+    library.e2beval_warm_report_ended.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong]
+    for name in ("e2beval_warm_report_failure", "e2beval_warm_report_bug", "e2beval_warm_report_ready",
+                 "e2beval_warm_report_ended"):
+        getattr(library, name).restype = None
+    if library.e2beval_warm_configure(settings, len(settings)) != 0:
+        library.e2beval_warm_report_failure(control.fileno())
+        os._exit(127)
+    return library
+
+
 control = socket.socket(fileno=3)
-OWN_PID_NAMESPACE = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-# The seccomp filter, compiled by the supervisor, arrives first.
-_message, _fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
-_settings = json.loads(_message)
-FILTER = bytes.fromhex(_settings["filter"])
-REPORTS_DENIALS = _settings["reports_denials"]
-del _message, _fds, _settings
+warm = load_warm_steps()
 serve()

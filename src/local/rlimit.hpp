@@ -13,6 +13,9 @@ namespace e2beval::local {
 // cgroup the real memory and pids limits are the cgroup's, and the rlimits are only backstops.
 std::vector<RlimitSetting> plan_rlimits(const Limits& limits, bool cgroup);
 
+// "RLIMIT_CPU" for RLIMIT_CPU, for error messages.
+const char* rlimit_name(int resource) noexcept;
+
 // Child side: setrlimit for each setting. Must not allocate.
 StepError apply_rlimits(const std::vector<RlimitSetting>& settings) noexcept;
 

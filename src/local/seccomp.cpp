@@ -98,14 +98,6 @@ SeccompProgram compile_seccomp_filter(SeccompMode mode, bool allow_network, bool
     return program;
 }
 
-StepError install_seccomp_filter(const sock_fprog& filter, bool reports_denials, int& listener_fd) noexcept {
-    const unsigned long flags = reports_denials ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
-    const long result = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &filter);
-    if (result < 0) return {"seccomp(SECCOMP_SET_MODE_FILTER)", "", errno};
-    listener_fd = reports_denials ? static_cast<int>(result) : -1;
-    return {};
-}
-
 std::string syscall_name(std::uint32_t arch, int number) {
     std::unique_ptr<char, decltype(&std::free)> name(seccomp_syscall_resolve_num_arch(arch, number), &std::free);
     return name ? std::string(name.get()) : "syscall " + std::to_string(number);

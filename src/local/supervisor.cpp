@@ -37,6 +37,8 @@
 #include "local/fd.hpp"
 #include "local/interpreters.hpp"
 #include "local/seccomp.hpp"
+#include "local/warm_protocol.hpp"
+#include "local/warm_steps_library.hpp"
 
 namespace e2beval::local {
 
@@ -650,12 +652,15 @@ void Zygote::kill() noexcept {
     kill_and_reap(init_pid_, init_pidfd_.get());
 }
 
-std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const std::string& settings_json) {
+std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const WarmSettings& settings) {
     Spawned spawned = spawn(request, false);
     auto zygote = std::make_unique<Zygote>(spawned.pid, std::move(spawned.pidfd), std::move(spawned.report));
     // Its own stdout stays unread; the zygote never writes there. Its stderr explains a failed start.
-    if (::send(zygote->control(), settings_json.data(), settings_json.size(), MSG_NOSIGNAL) < 0)
-        throw sandbox_error(describe_syscall_failure("send(zygote settings)", errno));
+    // First message: the settings, with the compiled steps the zygote loads (a sealed memfd).
+    const UniqueFd library = sealed_memfd("e2beval-warm-steps", warm_steps_library());
+    const std::string message = encode_warm_settings(settings);
+    if (!send_with_fds(zygote->control(), message, {library.get()}))
+        throw sandbox_error(describe_syscall_failure("sendmsg(zygote settings)", errno));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -678,27 +683,31 @@ std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const std::stri
 
 namespace {
 
+std::string hex_bytes(std::string_view bytes) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string text;
+    text.reserve(bytes.size() * 2);
+    for (const unsigned char byte : bytes) {
+        text.push_back(kDigits[byte >> 4]);
+        text.push_back(kDigits[byte & 15]);
+    }
+    return text;
+}
+
+// What the zygote's Python needs (the environment) and what it hands its compiled steps unread.
 json::object warm_request_json(const SupervisionRequest& request) {
     json::object environment;
     for (const auto& variable : request.plan.environment) {
         const auto equals = variable.find('=');
         environment[variable.substr(0, equals)] = variable.substr(equals + 1);
     }
-    json::array rlimits;
-    for (const auto& limit : request.plan.rlimits) {
+    WarmSteps steps;
+    steps.workspace_bytes = request.limits.workspace_bytes;
+    steps.rlimits = request.plan.rlimits;
+    for (auto& limit : steps.rlimits)
         // The zygote and the keeper run as the same id and count toward RLIMIT_NPROC too.
-        const rlim_t extra = limit.resource == RLIMIT_NPROC ? 2 : 0;
-        rlimits.push_back(json::array{limit.name, limit.soft + extra, limit.hard + extra});
-    }
-    return {{"workspace_bytes", request.limits.workspace_bytes}, {"env", std::move(environment)}, {"rlimits", std::move(rlimits)}};
-}
-
-UniqueFd code_memfd(const std::string& code) {
-    UniqueFd memory(::memfd_create("e2beval-code", MFD_CLOEXEC));
-    if (!memory) throw sandbox_error(describe_syscall_failure("memfd_create", errno));
-    write_all(memory.get(), code, "write(memfd)");
-    ::lseek(memory.get(), 0, SEEK_SET);
-    return memory;
+        if (limit.resource == RLIMIT_NPROC) limit.soft += 2, limit.hard += 2;
+    return {{"env", std::move(environment)}, {"steps", hex_bytes(encode_warm_steps(steps))}};
 }
 
 }  // namespace
@@ -710,24 +719,13 @@ bool supervise_warm(asio::any_io_executor executor, Zygote& zygote, SupervisionR
     UniqueFd stdin_read = prefilled_stdin(request.stdin_data);
     Pipe out = make_pipe(), err = make_pipe();
     ReportChannel report = make_report_channel();
-    UniqueFd code = code_memfd(request.plan.program_source);
+    const UniqueFd code = sealed_memfd("e2beval-code", request.plan.program_source);
 
     const auto header = json::serialize(warm_request_json(request));
-    const int fds[] = {code.get(), stdin_read.get(), out.write_end.get(), err.write_end.get(), report.child_end.get()};
-    iovec payload{const_cast<char*>(header.data()), header.size()};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
-    msghdr message{};
-    message.msg_iov = &payload;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof fds);
-    std::memcpy(CMSG_DATA(cmsg), fds, sizeof fds);
     ++zygote.uses;
-    if (::sendmsg(zygote.control(), &message, MSG_NOSIGNAL) < 0) return false;
+    if (!send_with_fds(zygote.control(), header,
+                       {code.get(), stdin_read.get(), out.write_end.get(), err.write_end.get(), report.child_end.get()}))
+        return false;
 
     Spawned spawned{-1, UniqueFd(), std::move(out.read_end), std::move(err.read_end), std::move(report.parent_end),
                     std::move(cgroup)};

@@ -13,6 +13,7 @@
 #include "local/fd.hpp"
 #include "local/spawn_plan.hpp"
 #include "local/userns.hpp"
+#include "local/warm_protocol.hpp"
 
 namespace e2beval::local {
 
@@ -74,7 +75,7 @@ private:
 
 // Starts a zygote from `request` (plan.zygote set) and waits until it is ready; throws sandbox_error
 // with the reason when it cannot start.
-std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const std::string& settings_json);
+std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const WarmSettings& settings);
 
 // What a warm execution calls when it is done with its zygote, or when the zygote must die.
 struct WarmHooks {

@@ -77,3 +77,22 @@ def test_the_python_package_keeps_no_interpreter_discovery_and_no_option_lists()
     import e2beval
 
     assert "memory_mb" in e2beval._LIMIT_KEYS and "seccomp" in e2beval._ISOLATION_KEYS
+
+
+# What isolating a program is made of, as Python would have to spell it to do it itself: syscall numbers
+# and raw syscalls, the ChildReport layout, mount flags and tmpfs options, namespace and prctl constants.
+ISOLATION_DEFINITIONS = re.compile(
+    r"\bSYS_\w+\s*=|libc\.syscall|\.syscall\(|struct\.(Struct|pack|unpack)|\b(MS|CLONE|PR|CAP|SECCOMP)_[A-Z_]+\s*[,=]"
+    r"|nr_inodes|\bsize=%|\bmode=0\d|resource\.setrlimit|libc\.(mount|unshare|setns|prctl)"
+)
+
+
+def test_the_isolation_steps_are_written_once_in_cpp():
+    """The warm path's child runs the cold path's compiled steps (src/local/warm_steps.cpp): no Python that
+    runs in or drives a sandbox defines a syscall number, the ChildReport layout or a mount option."""
+    python_sources = [*(REPO / "src").rglob("*.py"), *(REPO / "python" / "e2beval").glob("*.py")]
+    assert any(path.name == "python_zygote.py" for path in python_sources)
+    for path in python_sources:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            assert not ISOLATION_DEFINITIONS.search(code), f"{path.relative_to(REPO)}:{number} defines an isolation step: {line.strip()}"
