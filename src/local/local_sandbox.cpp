@@ -34,6 +34,7 @@
 #include "local/python_zygote.hpp"
 #include "local/supervisor.hpp"
 #include "local/warm_pool.hpp"
+#include "local/zygote_startup.hpp"
 
 extern char** environ;
 
@@ -233,7 +234,7 @@ std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settin
     local::WarmSettings zygote_settings;
     zygote_settings.seccomp_filter = seccomp.instructions;
     zygote_settings.seccomp_reports_denials = seccomp.reports_denials;
-    return local::spawn_zygote(std::move(request), zygote_settings);
+    return local::launch_zygote(std::move(request), zygote_settings);
 }
 
 }  // namespace
@@ -264,7 +265,43 @@ void LocalSandbox::initiate_execute(executor_type io, ExecRequest request, ExecH
     }
 }
 
-void LocalSandbox::run(executor_type io, ExecRequest request, boost::asio::any_completion_handler<void(ExecResult)>& handler) {
+namespace {
+
+using ResultHandler = boost::asio::any_completion_handler<void(ExecResult)>;
+
+// Runs `request` in `zygote` (ready); false, leaving `handler` untouched and the zygote released as broken,
+// when the zygote cannot take it.
+bool run_warm(const std::shared_ptr<const LocalSandbox::Settings>& settings, const std::shared_ptr<local::WarmPool>& pool,
+              const std::shared_ptr<local::Zygote>& zygote, LocalSandbox::executor_type io, const ExecRequest& request,
+              ResultHandler& handler) {
+    local::WarmHooks hooks;
+    hooks.release = [pool, zygote, key = request.isolation](bool healthy) { pool->release(key, zygote, healthy); };
+    hooks.kill_zygote = [zygote] { zygote->kill(); };
+    hooks.zygote_pidfd = ::fcntl(zygote->init_pidfd(), F_DUPFD_CLOEXEC, 0);
+    // Holds the settings, not the LocalSandbox: it may be gone when the cold run starts.
+    hooks.run_cold = [settings, io, request](ResultHandler cold) {
+        local::supervise(io, local::base_request(*settings, request, true), std::move(cold));
+    };
+    auto warm_request = local::base_request(*settings, request, false);
+    bool started = false;
+    try {
+        started = local::supervise_warm(io, *zygote, std::move(warm_request), hooks, handler);
+    } catch (...) {
+        hooks.release(false);
+        throw;
+    }
+    if (!started) hooks.release(false);  // the zygote died: the caller runs the request cold, just as isolated
+    return started;
+}
+
+void run_cold(const std::shared_ptr<const LocalSandbox::Settings>& settings, LocalSandbox::executor_type io,
+              const ExecRequest& request, ResultHandler handler) {
+    local::supervise(std::move(io), local::base_request(*settings, request, true), std::move(handler));
+}
+
+}  // namespace
+
+void LocalSandbox::run(executor_type io, ExecRequest request, ResultHandler& handler) {
     const auto& settings = settings_;
     if (pool_ && request.language == Language::python) {
         std::shared_ptr<local::Zygote> zygote;
@@ -273,29 +310,35 @@ void LocalSandbox::run(executor_type io, ExecRequest request, boost::asio::any_c
         } catch (const error&) {
             zygote = nullptr;  // the pool cannot start here: this execution runs cold, just as isolated
         }
-        if (zygote) {
-            local::WarmHooks hooks;
-            hooks.release = [pool = pool_, zygote, key = request.isolation](bool healthy) { pool->release(key, zygote, healthy); };
-            hooks.kill_zygote = [zygote] { zygote->kill(); };
-            hooks.zygote_pidfd = ::fcntl(zygote->init_pidfd(), F_DUPFD_CLOEXEC, 0);
-            // Holds the settings, not `this`: the LocalSandbox may be gone when the cold run starts.
-            hooks.run_cold = [settings, io, request](boost::asio::any_completion_handler<void(ExecResult)> cold) {
-                local::supervise(io, local::base_request(*settings, request, true), std::move(cold));
-            };
-            auto warm_request = local::base_request(*settings, request, false);
-            bool started = false;
-            try {
-                started = local::supervise_warm(io, *zygote, std::move(warm_request), hooks, handler);
-            } catch (...) {
-                hooks.release(false);
-                throw;
-            }
-            if (started) return;
-            hooks.release(false);  // the zygote died: this execution runs cold, just as isolated
+        if (zygote && zygote->ready) {
+            if (run_warm(settings, pool_, zygote, io, request, handler)) return;
+        } else if (zygote) {
+            // A new zygote: wait for its start on the event loop (never blocking it), then run warm, or
+            // cold if it could not start. Cancelling the execution cancels the wait.
+            const auto slot = boost::asio::get_associated_cancellation_slot(handler);
+            local::async_wait_until_ready(io, zygote, boost::asio::bind_cancellation_slot(slot,
+                [settings, pool = pool_, zygote, io, request = std::move(request), handler = std::move(handler)](
+                    boost::system::error_code ec, const std::string& failure) mutable {
+                    if (ec == boost::asio::error::operation_aborted) {
+                        pool->release(request.isolation, zygote, false);
+                        ExecResult cancelled;
+                        cancelled.outcome = Outcome::cancelled;
+                        cancelled.detail = "cancelled: the caller cancelled the execution before it started";
+                        return std::move(handler)(std::move(cancelled));
+                    }
+                    try {
+                        if (failure.empty() && run_warm(settings, pool, zygote, io, request, handler)) return;
+                        if (!failure.empty()) pool->release(request.isolation, zygote, false);
+                        run_cold(settings, io, request, std::move(handler));
+                    } catch (const std::exception& thrown) {
+                        auto failed = failure_completion(thrown).second;
+                        std::move(handler)(std::move(failed));
+                    }
+                }));
+            return;
         }
     }
-    auto cold_request = local::base_request(*settings, request, true);
-    local::supervise(std::move(io), std::move(cold_request), std::move(handler));
+    run_cold(settings, std::move(io), request, std::move(handler));
 }
 
 void LocalSandbox::warm_up(std::size_t count, const IsolationProfile& isolation) {

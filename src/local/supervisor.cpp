@@ -192,11 +192,15 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
     return spawned;
 }
 
+}  // namespace
+
 std::string describe_setup_failure(const ChildReport& report) {
     std::string where = report.path[0] ? std::string(" on ") + report.path : std::string();
     return "sandbox set-up failed inside the child: " + std::string(report.call) + where + ": " +
            std::strerror(report.value);
 }
+
+namespace {
 
 std::string seconds_text(std::chrono::milliseconds duration) {
     const double seconds = static_cast<double>(duration.count()) / 1000.0;
@@ -640,10 +644,28 @@ Zygote::Zygote(pid_t init_pid, UniqueFd init_pidfd, UniqueFd control)
 
 Zygote::~Zygote() { kill(); }
 
+std::optional<std::string> Zygote::read_startup_report() {
+    ChildReport report;
+    const ssize_t n = ::recv(control(), &report, sizeof report, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return std::nullopt;  // not yet
+    if (n == static_cast<ssize_t>(sizeof report) && report.kind == ChildReport::zygote_ready) {
+        ready = true;
+        startup_stderr.reset();
+        return std::string();
+    }
+    if (n == static_cast<ssize_t>(sizeof report) && report.kind == ChildReport::setup_failed)
+        return "the warm-pool zygote could not start: " + describe_setup_failure(report);
+    char text[2048] = {};
+    ::fcntl(startup_stderr.get(), F_SETFL, O_NONBLOCK);
+    const ssize_t got = startup_stderr ? ::read(startup_stderr.get(), text, sizeof text - 1) : -1;
+    return "the warm-pool zygote exited during start-up" +
+           (got > 0 ? ": " + std::string(text, static_cast<std::size_t>(got)) : std::string());
+}
+
 bool Zygote::alive() const noexcept {
     if (reaped_) return false;
-    pollfd ready{init_pidfd_.get(), POLLIN, 0};
-    return ::poll(&ready, 1, 0) == 0;  // a pidfd becomes readable when the process exits
+    pollfd exited{init_pidfd_.get(), POLLIN, 0};
+    return ::poll(&exited, 1, 0) == 0;  // a pidfd becomes readable when the process exits (0: do not wait)
 }
 
 void Zygote::kill() noexcept {
@@ -652,33 +674,17 @@ void Zygote::kill() noexcept {
     kill_and_reap(init_pid_, init_pidfd_.get());
 }
 
-std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const WarmSettings& settings) {
+std::unique_ptr<Zygote> launch_zygote(SupervisionRequest request, const WarmSettings& settings) {
     Spawned spawned = spawn(request, false);
     auto zygote = std::make_unique<Zygote>(spawned.pid, std::move(spawned.pidfd), std::move(spawned.report));
     // Its own stdout stays unread; the zygote never writes there. Its stderr explains a failed start.
+    zygote->startup_stderr = std::move(spawned.stderr_read);
     // First message: the settings, with the compiled steps the zygote loads (a sealed memfd).
     const UniqueFd library = sealed_memfd("e2beval-warm-steps", warm_steps_library());
     const std::string message = encode_warm_settings(settings);
     if (!send_with_fds(zygote->control(), message, {library.get()}))
         throw sandbox_error(describe_syscall_failure("sendmsg(zygote settings)", errno));
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        pollfd ready{zygote->control(), POLLIN, 0};
-        if (left.count() <= 0 || ::poll(&ready, 1, static_cast<int>(left.count())) == 0)
-            throw sandbox_error("the warm-pool zygote did not start within 20 s");
-        ChildReport report;
-        const ssize_t n = ::recv(zygote->control(), &report, sizeof report, MSG_DONTWAIT);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n == static_cast<ssize_t>(sizeof report) && report.kind == ChildReport::zygote_ready) return zygote;
-        if (n == static_cast<ssize_t>(sizeof report) && report.kind == ChildReport::setup_failed)
-            throw sandbox_error("the warm-pool zygote could not start: " + describe_setup_failure(report));
-        char text[2048] = {};
-        ::fcntl(spawned.stderr_read.get(), F_SETFL, O_NONBLOCK);
-        const ssize_t got = ::read(spawned.stderr_read.get(), text, sizeof text - 1);
-        throw sandbox_error("the warm-pool zygote exited during start-up" +
-                            (got > 0 ? ": " + std::string(text, static_cast<std::size_t>(got)) : std::string()));
-    }
+    return zygote;
 }
 
 namespace {

@@ -7,6 +7,8 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "e2beval/core/types.hpp"
 #include "local/cgroup.hpp"
@@ -66,6 +68,12 @@ public:
     void kill() noexcept;         // kills the zygote and everything it started
     unsigned uses = 0;
 
+    // Start-up: `ready` once the zygote has reported it; until then its stderr explains a failed start.
+    bool ready = false;
+    UniqueFd startup_stderr;
+    // Reads the start-up report without blocking: nothing yet (nullopt), ready (""), or why it failed.
+    std::optional<std::string> read_startup_report();
+
 private:
     pid_t init_pid_;
     UniqueFd init_pidfd_;
@@ -73,9 +81,12 @@ private:
     bool reaped_ = false;
 };
 
-// Starts a zygote from `request` (plan.zygote set) and waits until it is ready; throws sandbox_error
-// with the reason when it cannot start.
-std::unique_ptr<Zygote> spawn_zygote(SupervisionRequest request, const WarmSettings& settings);
+// Starts a zygote from `request` (plan.zygote set) and sends it its settings; it is not ready yet (see
+// zygote_startup.hpp to wait for that). Throws sandbox_error when it cannot be started.
+std::unique_ptr<Zygote> launch_zygote(SupervisionRequest request, const WarmSettings& settings);
+
+// "sandbox set-up failed inside the child: <call> on <path>: <error>" for a setup_failed report.
+std::string describe_setup_failure(const ChildReport& report);
 
 // What a warm execution calls when it is done with its zygote, or when the zygote must die.
 struct WarmHooks {

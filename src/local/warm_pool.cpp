@@ -1,7 +1,9 @@
-// Zygote bookkeeping for the warm pool. Starting a zygote happens outside the lock.
+// Zygote bookkeeping for the warm pool. Launching a zygote happens outside the lock.
 #include "local/warm_pool.hpp"
 
 #include <algorithm>
+
+#include "local/zygote_startup.hpp"
 
 namespace e2beval::local {
 
@@ -49,6 +51,13 @@ void WarmPool::warm_up(const IsolationProfile& key, std::size_t count, const Sta
         }
         auto zygote = acquire(key, start);
         if (!zygote) break;
+        try {
+            wait_until_ready(zygote);
+        } catch (...) {
+            release(key, std::move(zygote), false);
+            for (auto& ready : started) release(key, std::move(ready), true);
+            throw;
+        }
         started.push_back(std::move(zygote));
     }
     for (auto& zygote : started) release(key, std::move(zygote), true);

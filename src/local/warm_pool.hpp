@@ -19,12 +19,13 @@ public:
 
     using Starter = std::function<std::unique_ptr<Zygote>()>;
 
-    // An idle zygote for `key`, started with `start` when none is idle and the pool has room; nullptr
-    // when every zygote is busy and the pool is full (the caller then runs cold).
+    // An idle zygote for `key`, or one just launched with `start` when none is idle and the pool has room
+    // (not ready yet: the caller waits for it, zygote_startup.hpp); nullptr when every zygote is busy and
+    // the pool is full (the caller then runs cold).
     std::shared_ptr<Zygote> acquire(const IsolationProfile& key, const Starter& start);
     // Gives a zygote back; an unhealthy or worn-out one is killed instead.
     void release(const IsolationProfile& key, std::shared_ptr<Zygote> zygote, bool healthy);
-    // Starts zygotes until `count` are idle for `key` (or the pool is full).
+    // Starts zygotes until `count` are idle for `key` (or the pool is full), waiting until they are ready.
     void warm_up(const IsolationProfile& key, std::size_t count, const Starter& start);
     // Host pids of the live zygotes' init processes.
     std::vector<pid_t> zygote_init_pids();

@@ -3,7 +3,9 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
 #include <optional>
 
@@ -159,4 +161,35 @@ TEST_CASE("a zygote that dies under an execution of a LocalSandbox already destr
     if (result->outcome == Outcome::ok) CHECK(result->stdout_data == "rerun\n");
     else CHECK_MESSAGE((result->outcome == Outcome::signaled || result->outcome == Outcome::sandbox_error),
                        to_string(result->outcome) << ": " << result->detail);
+}
+
+TEST_CASE("a new zygote starts on the event loop: the initiation returns at once, and cancelling the wait ends it") {
+    // Before, starting a zygote blocked inside async_execute's initiation (up to 20 s), stalling every
+    // other execution of the loop. Now the initiation only launches it: a cancellation emitted right after
+    // the call finds the execution still waiting for its zygote, before anything ran.
+    auto sandbox = one_zygote_sandbox();
+    REQUIRE(sandbox.zygote_pids().empty());
+    boost::asio::io_context context;
+    boost::asio::cancellation_signal cancel;
+    ExecRequest request;
+    request.code = "print('never')";
+    std::optional<std::pair<boost::system::error_code, ExecResult>> completed;
+    sandbox.async_execute(request, boost::asio::bind_cancellation_slot(cancel.slot(), boost::asio::bind_executor(
+                                       context, [&](boost::system::error_code ec, ExecResult result) {
+                                           completed.emplace(ec, std::move(result));
+                                       })));
+    CHECK_FALSE(completed);  // never inline
+    cancel.emit(boost::asio::cancellation_type::terminal);
+    context.run();
+    REQUIRE(completed);
+    CHECK(completed->first == boost::asio::error::operation_aborted);
+    CHECK(completed->second.outcome == Outcome::cancelled);
+    CHECK(completed->second.detail == "cancelled: the caller cancelled the execution before it started");
+    CHECK(completed->second.stdout_data.empty());
+    CHECK(sandbox.zygote_pids().empty());  // the zygote it was waiting for is not kept
+
+    const auto next = run(sandbox, "print('next')");  // the pool starts another one
+    CHECK(next.outcome == Outcome::ok);
+    CHECK(next.stdout_data == "next\n");
+    CHECK(next.warm);
 }
