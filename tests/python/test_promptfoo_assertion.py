@@ -96,6 +96,13 @@ VALID_VARS = {"function_name": "add", "test_input": "1, 2", "expected_output": "
         ({"backend": "cloud"}, "backend must be 'local' or 'e2b', got 'cloud'"),
         ({"backend": "e2b"}, "backend 'e2b' is not available yet; use backend: local"),
         ("strict", "config must be a mapping of settings, got 'strict' (a string); valid keys: backend, limits"),
+        # Values of the right kind that the core's own parsers refuse: a config error too, not an "Invalid test".
+        ({"isolation": {"seccomp": "bogus"}}, "isolation 'seccomp' must be \"deny\" or \"kill\""),
+        ({"limits": {"memory_mb": 0}}, "limit 'memory_mb' must be positive"),
+        ({"policy": "strictest"}, "scanner policy must be tutorial, standard or strict, got \"strictest\""),
+        ({"compare": "fuzzy"}, "compare mode \"fuzzy\" is not one of exact, trimmed"),
+        ({"compare": {"mode": "exact", "tolerance": 1}}, "compare tolerances apply to the numeric and json modes"),
+        ({"scan": {1, 2}}, "a config value of type set cannot be read"),
     ],
 )
 def test_bad_config_fails_with_a_reason_that_says_what_is_valid(config, message, results_dir):
@@ -122,11 +129,12 @@ def test_bad_config_keeps_its_own_valid_metrics_settings(tmp_path, results_dir):
 def test_unknown_keys_list_every_valid_key():
     reason = get_assert(ANSWER, context(VALID_VARS, {"timout": 3, "polcy": "strict"}))["reason"]
     assert "unknown key(s) polcy, timout" in reason
-    from e2beval.promptfoo import CONFIG_KEYS
+    import e2beval
 
-    assert reason.endswith("valid keys: " + ", ".join(CONFIG_KEYS))
+    keys = e2beval._ASSERTION_CONFIG_KEYS  # the core's list (eval/assertion_options.hpp), the one it checks against
+    assert reason.endswith("valid keys: " + ", ".join(keys))
     assert {"backend", "limits", "timeout", "isolation", "policy", "scan", "language", "compare", "metrics",
-            "results_dir"} <= set(CONFIG_KEYS)
+            "results_dir"} <= set(keys)
 
 
 def test_every_valid_key_is_accepted(tmp_path):
@@ -291,6 +299,14 @@ def test_call_api_bad_config_is_an_error_naming_the_key():
     response = call_api("print(1)", {"config": {"sacn": False}}, {})
     assert response["error"].startswith("Invalid e2beval config: unknown key(s) sacn; valid keys: backend")
     assert "not available yet" in call_api("print(1)", {"config": {"backend": "e2b"}}, {})["error"]
+
+
+def test_call_api_refuses_a_value_the_core_refuses_as_config_not_as_a_failed_run():
+    response = call_api("print(1)", {"config": {"policy": "strictest", "basePath": "."}}, {})
+    assert response == {"error": "Invalid e2beval config: scanner policy must be tutorial, standard or strict, "
+                                 "got \"strictest\""}
+    response = call_api("print(1)", {"config": {"isolation": {"seccomp": "bogus"}}}, {})
+    assert response["error"].startswith("Invalid e2beval config: isolation 'seccomp'"), response
 
 
 def test_call_api_accepts_missing_options_and_context():
