@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/python_interpreter.hpp"
 #include "cli/redteam_attack.hpp"
 #include "cli/redteam_host.hpp"
 #include "cli/table_text.hpp"
@@ -286,6 +287,9 @@ int redteam_command(const ParsedArgs& args) {
     if (!preset) throw usage_error("--policy must be tutorial, standard or strict, got '" + preset_name + "'");
     policy.preset = *preset;
     const bool scan = !args.flag("--no-scan");
+    // Checked as `run` and `eval` check it, before any trap is planted: a wrong --python is the user's to fix
+    // (exit 127 or 126, saying which interpreter and why), not a sandbox failure.
+    require_working_python(chosen_python(args.value("--python")));
 
     RedteamHost host;  // first: it forks its sentinel before the sandbox starts any thread
     LocalSandboxOptions options;
