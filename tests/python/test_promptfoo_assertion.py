@@ -314,6 +314,21 @@ def test_call_api_accepts_missing_options_and_context():
     assert call_api("print('x')", None, None)["metadata"]["verdict"] == "ran"
 
 
+def test_the_verdicts_language_is_the_one_the_code_was_scanned_and_run_as_not_the_fence_tag(results_dir):
+    """A Python answer in a ```javascript fence, for a Python test: it runs as Python, so it must be scanned with
+    the Python rules (os.system blocks) and every face must say python: the metadata, the verdict and the record."""
+    answer = "```javascript\nimport os\nos.system('id')\n```"
+    result = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}))
+    assert result["pass"] is False and result["reason"].startswith("Unsafe pattern detected"), result["reason"]
+    assert result["metadata"]["verdict"] == "blocked" and result["metadata"]["language"] == "python"
+    record = json.loads(next(results_dir.glob("metrics_*.json")).read_text())
+    assert record["extra"]["language"] == "python" and record["extra"]["status"] == "blocked"
+    import e2beval
+
+    verdict = e2beval.evaluate("```js\nprint(6 * 7)\n```", {"testCode": "", "expectedOutput": "42"})
+    assert verdict["pass"] is True and verdict["extraction"]["language"] == "python", verdict["extraction"]
+
+
 def test_compare_from_config_applies_to_tests_that_set_none():
     vars_ = {"function_name": "third", "test_input": "1", "expected_output": "0.333"}
     answer = "```python\ndef third(x):\n    return x / 3\n```"
@@ -330,8 +345,9 @@ def test_the_default_language_is_python_whatever_the_answers_fence_says_as_both_
 
     answer = "```javascript\nconsole.log(6 * 7)\n```"
     as_python = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}))
-    # Run as Python (metadata["language"] shows the fence's tag, but the program is Python's).
+    # Run as Python, and metadata["language"] says so; the extraction's explanation names the fence as written.
     assert as_python["pass"] is False and "NameError: name 'console' is not defined" in as_python["reason"]
+    assert as_python["metadata"]["language"] == "python" and "```javascript" in as_python["metadata"]["extraction"]
     as_javascript = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}, {"language": "javascript"}))
     assert as_javascript["pass"] is True, as_javascript["reason"]
     docs = Path(__file__).resolve().parents[2] / "docs"
