@@ -374,7 +374,8 @@ Command make_redteam_command() {
              "  SLIPPED THROUGH  it succeeded (the evidence is shown)\n"
              "  not run          the sandbox cannot run its language here (the reason is shown)\n"
              "  INCONCLUSIVE     the attack did not start, so it proves nothing\n"
-             "Exit status 0 when nothing slipped through and every attack could be judged, 1 otherwise.",
+             "Exit status 0 when nothing slipped through and every attack could be judged, 1 otherwise; 127 when the\n"
+             "Python interpreter (--python, else $E2BEVAL_PYTHON, else python3) was not found, 126 when it cannot be used.",
              {{"--policy", "PRESET", "scanner preset: tutorial (the tutorial's ten regexes: more reaches the sandbox), standard (default) or strict"},
               {"--no-scan", "", "skip the scanner: every attack goes to the sandbox"},
               {"--category", "NAMES", "only these categories (comma-separated; see --list)"},
