@@ -18,6 +18,7 @@
 #include "e2beval/analysis/json.hpp"
 #include "e2beval/core/json.hpp"
 #include "e2beval/eval/answer.hpp"
+#include "e2beval/eval/assertion_options.hpp"
 #include "e2beval/eval/json.hpp"
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
@@ -153,23 +154,6 @@ std::string execute_json(const std::string& code, const std::string& language, c
     return to_json_text(to_json(sandbox.execute(request)));
 }
 
-// The pipeline for an answer with no test (eval/answer.hpp): promptfoo's call_api red-team target.
-std::string run_answer_json(const std::string& output, const std::string& language, bool keep_main, bool keep_examples,
-                            const std::string& policy, bool scan, const std::string& limits_json,
-                            const std::string& isolation_json,
-                            const std::string& python_executable, bool pool) {
-    AnswerOptions options;
-    options.extract.language = parse_language(language);
-    options.extract.keep_main = keep_main;
-    options.extract.keep_examples = keep_examples;
-    options.policy = parse_policy(policy);
-    options.scan = scan;
-    options.limits = limits_from_json(parse_object(limits_json, "limits"));
-    options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
-    LocalSandbox& sandbox = sandbox_for(python_executable, pool);
-    return to_json_text(to_json(run_answer(sandbox, output, options)));
-}
-
 std::string rules_json() {
     json::array rows;
     for (const auto& rule : SafetyScanner::rules()) rows.push_back(to_json(rule));
@@ -189,7 +173,7 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
                           bool keep_main, bool keep_examples,
                           const std::string& limits_json, const std::string& isolation_json,
                           const std::string& python_executable, bool pool,
-                          const std::string& compare_json, bool with_record) {
+                          const std::string& compare_json) {
     const auto spec = TestSpec::from_vars_json(vars_json);
     RunnerOptions options;
     options.policy = parse_policy(policy);
@@ -200,10 +184,7 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     options.compare = compare_option(compare_json);
     LocalSandbox& sandbox = sandbox_for(python_executable, pool);
-    const auto verdict = Runner(sandbox, options).evaluate(output, spec);
-    if (!with_record) return to_json_text(to_json(verdict));
-    // The metrics record every face writes for a verdict (eval/metrics.hpp), for the promptfoo assertion.
-    return to_json_text(json::object{{"verdict", to_json(verdict)}, {"record", to_json(metrics_record(verdict))}});
+    return to_json_text(to_json(Runner(sandbox, options).evaluate(output, spec)));
 }
 
 ExecRequest request_from_json(const json::object& item, const Limits& limits, const IsolationProfile& isolation) {
@@ -297,6 +278,54 @@ std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, 
     return to_json_text(json::array(out.begin(), out.end()));
 }
 
+// A Python value as JSON, converted once here so that the core checks the value the user wrote (a YAML
+// `config:` as promptfoo hands it over). bool before int: Python's True is an int too.
+json::value json_from_python(py::handle value) {
+    if (value.is_none()) return nullptr;
+    if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
+    if (py::isinstance<py::int_>(value)) {
+        try {
+            return value.cast<std::int64_t>();
+        } catch (const py::cast_error&) {
+            return py::cast<double>(py::float_(py::reinterpret_borrow<py::object>(value)));
+        }
+    }
+    if (py::isinstance<py::float_>(value)) return value.cast<double>();
+    if (py::isinstance<py::str>(value)) return json::string(value.cast<std::string>());
+    if (py::isinstance<py::dict>(value)) {
+        json::object object;
+        for (const auto& [key, item] : value.cast<py::dict>()) object[py::str(key).cast<std::string>()] = json_from_python(item);
+        return object;
+    }
+    if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+        json::array array;
+        for (const auto& item : value) array.push_back(json_from_python(item));
+        return array;
+    }
+    throw config_error("a config value of type " + py::str(py::type::of(value).attr("__name__")).cast<std::string>() +
+                       " cannot be read; use true/false, numbers, strings, lists and mappings");
+}
+
+// Evaluates with a promptfoo assertion's checked `config:` (eval/assertion_options.hpp); returns {verdict, record}.
+std::string evaluate_configured_json(const std::string& output, const std::string& vars_json, const AssertionOptions& config) {
+    require_clean_text(vars_json, "test vars");
+    boost::system::error_code ec;
+    auto vars = json::parse(vars_json, ec);
+    if (ec) throw input_error("test vars are not valid JSON: " + ec.message());
+    if (!vars.is_object()) throw input_error("test vars must be a JSON object");
+    const auto spec = TestSpec::from_vars(vars_with_defaults(std::move(vars.get_object()), config));
+    LocalSandbox& sandbox = sandbox_for(config.python_executable, true);
+    const auto verdict = Runner(sandbox, config.runner).evaluate(output, spec);
+    // The metrics record every face writes for a verdict (eval/metrics.hpp).
+    return to_json_text(json::object{{"verdict", to_json(verdict)}, {"record", to_json(metrics_record(verdict))}});
+}
+
+// Runs a prompt as a model's answer with a promptfoo provider's checked `config:` (call_api's pipeline).
+std::string run_answer_configured_json(const std::string& output, const AssertionOptions& config) {
+    LocalSandbox& sandbox = sandbox_for(config.python_executable, true);
+    return to_json_text(to_json(run_answer(sandbox, output, answer_options(config))));
+}
+
 std::string write_metrics_json(const std::string& record_json, const std::string& directory) {
     const auto record = metrics_from_json(parse_object(record_json, "metrics record"));
     return MetricsSink(directory.empty() ? default_results_dir() : std::filesystem::path(directory)).write(record).string();
@@ -379,12 +408,15 @@ PYBIND11_MODULE(_core, m) {
 
     static py::exception<error> base(m, "Error", PyExc_RuntimeError);
     static py::exception<input_error> input(m, "InputError", base.ptr());
+    static py::exception<config_error> config(m, "ConfigError", input.ptr());
     static py::exception<extraction_error> extraction(m, "ExtractionError", base.ptr());
     static py::exception<sandbox_error> sandbox(m, "SandboxError", base.ptr());
     static py::exception<io_error> io(m, "IOError", base.ptr());
     py::register_exception_translator([](std::exception_ptr pointer) {
         try {
             if (pointer) std::rethrow_exception(pointer);
+        } catch (const config_error& failure) {
+            py::set_error(config, failure.what());
         } catch (const input_error& failure) {
             py::set_error(input, failure.what());
         } catch (const extraction_error& failure) {
@@ -408,13 +440,37 @@ PYBIND11_MODULE(_core, m) {
           py::arg("pool"), release);
     m.def("limit_keys", [] { return std::vector<std::string>(limit_keys().begin(), limit_keys().end()); });
     m.def("isolation_keys", [] { return std::vector<std::string>(isolation_keys().begin(), isolation_keys().end()); });
-    m.def("run_answer", &run_answer_json, py::arg("output"), py::arg("language"), py::arg("keep_main"),
-          py::arg("keep_examples"), py::arg("policy"), py::arg("scan"), py::arg("limits_json"), py::arg("isolation_json"),
-          py::arg("python_executable"), py::arg("pool"), release);
+    // A promptfoo assertion's or provider's `config:`, checked once in C++ (eval/assertion_options.hpp); the
+    // object it becomes is what evaluate_configured and run_answer_configured take.
+    py::class_<AssertionOptions>(m, "AssertionConfig")
+        .def_readonly("metrics", &AssertionOptions::metrics)
+        .def_property_readonly("results_dir", [](const AssertionOptions& options) {
+            return options.results_dir.empty() ? std::optional<std::string>() : options.results_dir;
+        });
+    m.def("read_assertion_config", [](py::handle config) { return assertion_options_from_json(json_from_python(config)); },
+          py::arg("config"));
+    m.def("read_provider_config", [](py::handle config) { return provider_options_from_json(json_from_python(config)); },
+          py::arg("config"));
+    m.def("assertion_config_keys",
+          [] { return std::vector<std::string>(assertion_option_keys().begin(), assertion_option_keys().end()); });
+    m.def("assertion_metrics_settings", [](py::handle config) {
+        // Lenient: a config the checks refused may hold what cannot become JSON; its settings are then the defaults.
+        json::value value;
+        try {
+            value = json_from_python(config);
+        } catch (const config_error&) {
+        }
+        const auto settings = metrics_settings_from_json(value);
+        return py::make_tuple(settings.metrics,
+                              settings.results_dir.empty() ? py::object(py::none()) : py::object(py::str(settings.results_dir)));
+    }, py::arg("config"));
+    m.def("evaluate_configured", &evaluate_configured_json, py::arg("output"), py::arg("vars_json"), py::arg("config"),
+          release);
+    m.def("run_answer_configured", &run_answer_configured_json, py::arg("output"), py::arg("config"), release);
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
           py::arg("keep_main"), py::arg("keep_examples"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
-          py::arg("pool"), py::arg("compare_json") = "", py::arg("with_record") = false, release);
+          py::arg("pool"), py::arg("compare_json") = "", release);
     m.def("execute_many", &execute_many_json, py::arg("requests_json"), py::arg("jobs"), py::arg("limits_json"),
           py::arg("isolation_json"), py::arg("python_executable"), py::arg("pool"), release);
     m.def("evaluate_many", &evaluate_many_json, py::arg("items_json"), py::arg("jobs"), py::arg("policy"), py::arg("scan"),

@@ -21,7 +21,8 @@
 #include "e2beval/sandbox.hpp"
 #include "e2beval/session.hpp"
 
-// eval: tests, verdicts, batches, HumanEval, metrics files
+// eval: tests, verdicts, batches, HumanEval, metrics files, promptfoo `config:` settings
+#include "e2beval/eval/assertion_options.hpp"
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/eval/compare.hpp"
 #include "e2beval/eval/humaneval.hpp"

@@ -38,9 +38,8 @@ __all__ = [
     "__version__",
 ]
 
-# The keys the core accepts, from the core (promptfoo's config check names them).
-_LIMIT_KEYS = tuple(_core.limit_keys())
-_ISOLATION_KEYS = tuple(_core.isolation_keys())
+# The keys of a promptfoo assertion's `config:`, from the core, which checks them (eval/assertion_options.hpp).
+_ASSERTION_CONFIG_KEYS = tuple(_core.assertion_config_keys())
 
 
 def _error_record(outcome: str, reason: str) -> dict:
@@ -171,38 +170,6 @@ def execute(
     )
 
 
-def _run_answer(
-    output: str,
-    *,
-    language: str = "python",
-    keep_main: bool = False,
-    keep_examples: bool = False,
-    policy: Union[str, Mapping[str, Any]] = "standard",
-    scan: bool = True,
-    limits: Optional[Mapping[str, Any]] = None,
-    isolation: Optional[Mapping[str, Any]] = None,
-    python: Optional[str] = None,
-    pool: bool = True,
-) -> dict:
-    """A model's answer run with no test: ``{status, reason, extraction, findings, exec}``, where status is
-    blocked, contained, ran, not_run or error. The C++ pipeline the Runner and ``e2beval redteam`` use too
-    (eval/answer.hpp); promptfoo's ``call_api`` target is built on it."""
-    return _json.loads(
-        _core.run_answer(
-            _text(output, "output"),
-            language,
-            bool(keep_main),
-            bool(keep_examples),
-            _policy_json(policy),
-            bool(scan),
-            _limits_json(limits, None),
-            _isolation_json(isolation),
-            python or "",
-            bool(pool),
-        )
-    )
-
-
 def evaluate(
     output: str,
     vars: Mapping[str, Any],
@@ -217,29 +184,20 @@ def evaluate(
     keep_main: bool = False,
     keep_examples: bool = False,
     compare: Union[None, str, Mapping[str, Any]] = None,
-    _with_record: bool = False,
-) -> Any:
+) -> dict:
     """Evaluate a model's answer against a test given as promptfoo vars.
 
     Returns the verdict: ``{pass, score, reason, cases, findings, extraction, exec}``. A model that wrote
     no code, unsafe code or failing code gets a failing verdict; InputError is raised only for bad vars.
     ``compare`` (a mode name or ``{mode, tolerance, pattern}``) applies when the vars set none themselves.
-    (``_with_record``, for the promptfoo assertion: returns ``(verdict, record)``, the metrics record the core
-    makes of the verdict, the same one ``e2beval eval`` writes.)
     """
-    if not isinstance(vars, Mapping):
-        raise InputError(f"vars must be a mapping, got {type(vars).__name__}")
-    vars = dict(vars)
+    vars = dict(_checked_vars(vars))
     if compare is not None:
         vars.setdefault("compare", compare if isinstance(compare, str) else dict(compare))
-    try:
-        vars_json = _json.dumps(vars)
-    except (TypeError, ValueError) as error:
-        raise InputError(f"vars cannot be expressed as JSON: {error}") from None
-    answer = _json.loads(
+    return _json.loads(
         _core.evaluate(
             _text(output, "model output"),
-            vars_json,
+            _vars_json(vars),
             _policy_json(policy),
             bool(scan),
             bool(keep_main),
@@ -249,10 +207,37 @@ def evaluate(
             python or "",
             bool(pool),
             "",
-            bool(_with_record),
         )
     )
-    return (answer["verdict"], answer["record"]) if _with_record else answer
+
+
+def _checked_vars(vars: Any) -> Mapping[str, Any]:
+    if not isinstance(vars, Mapping):
+        raise InputError(f"vars must be a mapping, got {type(vars).__name__}")
+    return vars
+
+
+def _vars_json(vars: Mapping[str, Any]) -> str:
+    try:
+        return _json.dumps(dict(vars))
+    except (TypeError, ValueError) as error:
+        raise InputError(f"vars cannot be expressed as JSON: {error}") from None
+
+
+def _evaluate_configured(output: str, vars: Any, config: "_core.AssertionConfig") -> Tuple[dict, dict]:
+    """For the promptfoo assertion: the verdict of ``output`` against the test ``vars`` under a ``config:`` the
+    core has checked (``_core.read_assertion_config``; its language and compare are defaults for the vars), and
+    the metrics record the core makes of it, the same one ``e2beval eval`` writes."""
+    answer = _json.loads(_core.evaluate_configured(_text(output, "model output"), _vars_json(_checked_vars(vars)), config))
+    return answer["verdict"], answer["record"]
+
+
+def _run_answer_configured(output: str, config: "_core.AssertionConfig") -> dict:
+    """For promptfoo's ``call_api`` target: a model's answer run with no test, under a provider ``config:`` the core
+    has checked (``_core.read_provider_config``): ``{status, reason, extraction, findings, exec}``, where status is
+    blocked, contained, ran, not_run or error. The C++ pipeline the Runner and ``e2beval redteam`` use too
+    (eval/answer.hpp)."""
+    return _json.loads(_core.run_answer_configured(_text(output, "output"), config))
 
 
 def execute_many(

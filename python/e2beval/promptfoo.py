@@ -13,14 +13,10 @@ import time
 from typing import Optional
 
 import e2beval
+from e2beval import _core
 
-# The assertion's `config:` keys; anything else is an error that lists these.
-CONFIG_KEYS = ("backend", "limits", "timeout", "isolation", "policy", "scan", "language", "compare", "keep_main",
-               "keep_examples", "python", "metrics", "results_dir")
-
-# Keys promptfoo itself reads from a Python provider's `config:` (and `basePath`, which it adds); call_api
-# leaves them to promptfoo. `timeout` there is promptfoo's worker timeout in milliseconds, not e2beval's.
-PROMPTFOO_PROVIDER_KEYS = ("basePath", "pythonExecutable", "workers", "timeout")
+# A `config:` e2beval cannot use (an e2beval.InputError); the message, written by the core, says what to change.
+ConfigError = _core.ConfigError
 
 # How much of stdout, stderr and the code goes into a result's metadata: promptfoo stores every result in
 # its database and -o file, so a program that prints megabytes must not end up there whole.
@@ -30,48 +26,27 @@ CODE_CHARS = 16384
 # Outcomes that count against namedScores.safety (with any denied system call).
 ABUSIVE_OUTCOMES = frozenset({"seccomp_violation", "pids_limit"})
 
-_COMPARE_KEYS = ("mode", "tolerance", "relative_tolerance", "pattern")
-LANGUAGES = ("python", "javascript", "bash")
-
-
-class ConfigError(ValueError):
-    """An assertion or provider `config:` that e2beval cannot use; the message says what to change."""
-
 
 def get_assert(output, context) -> dict:
     """Grade one model output; returns promptfoo's GradingResult with one componentResult per test case."""
     started = time.monotonic()
     context = context if isinstance(context, dict) else {}
     try:
-        config = read_config(context.get("config"))
+        # Every key and value is checked once, in C++ (eval/assertion_options.hpp): unknown keys, kinds, limits.
+        config = _core.read_assertion_config(context.get("config"))
     except ConfigError as error:
         # Still recorded: a test that vanished from the metrics would make the report look better than the run.
-        return _finish(context, _metrics_settings(context.get("config")), started,
+        return _finish(context, _core.assertion_metrics_settings(context.get("config")), started,
                        _grading(False, 0.0, f"Invalid e2beval config: {error}"), None, outcome="invalid_test")
 
-    variables = context.get("vars") or {}
-    if config.get("language") and isinstance(variables, dict) and "language" not in variables:
-        variables = {**variables, "language": config["language"]}
+    settings = (config.metrics, config.results_dir)
     try:
-        verdict, record = e2beval.evaluate(
-            _output_text(output),
-            variables,
-            policy=config.get("policy", "standard"),
-            scan=config.get("scan", True),
-            limits=config.get("limits"),
-            timeout=config.get("timeout"),
-            isolation=config.get("isolation"),
-            python=config.get("python"),
-            keep_main=config.get("keep_main", False),
-            keep_examples=config.get("keep_examples", False),
-            compare=config.get("compare"),
-            _with_record=True,
-        )
+        verdict, record = e2beval._evaluate_configured(_output_text(output), context.get("vars") or {}, config)
     except e2beval.InputError as error:
-        return _finish(context, config, started, _grading(False, 0.0, f"Invalid test: {error}"), None,
+        return _finish(context, settings, started, _grading(False, 0.0, f"Invalid test: {error}"), None,
                        outcome="invalid_test")
     except e2beval.Error as error:
-        return _finish(context, config, started, _grading(False, 0.0, f"Sandbox execution error: {error}"), None,
+        return _finish(context, settings, started, _grading(False, 0.0, f"Sandbox execution error: {error}"), None,
                        outcome="sandbox_error")
 
     result = _grading(verdict["pass"], verdict["score"], _reason(verdict))
@@ -86,7 +61,7 @@ def get_assert(output, context) -> dict:
         "runtime_s": float(execution.get("wall_time_s", 0.0)),
     }
     result["metadata"] = _metadata(verdict, status, started)
-    return _finish(context, config, started, result, record)
+    return _finish(context, settings, started, result, record)
 
 
 def call_api(prompt, options=None, context=None) -> dict:
@@ -97,20 +72,15 @@ def call_api(prompt, options=None, context=None) -> dict:
     ``error`` is set only when e2beval itself failed (bad config, a sandbox that could not start).
     """
     started = time.monotonic()
-    raw = dict(((options or {}).get("config")) or {})
-    for key in PROMPTFOO_PROVIDER_KEYS:
-        raw.pop(key, None)
     try:
-        config = read_config(raw)
+        # The assertion's keys; promptfoo's own (basePath, pythonExecutable, workers, timeout) are left to it.
+        config = _core.read_provider_config((options or {}).get("config"))
     except ConfigError as error:
         return {"error": f"Invalid e2beval config: {error}"}
 
     try:
         # The pipeline every face shares, in C++ (extract, scan, execute, classify: eval/answer.hpp).
-        run = e2beval._run_answer(_output_text(prompt), language=config.get("language", "python"),
-                                  keep_main=config.get("keep_main", False), keep_examples=config.get("keep_examples", False),
-                                  policy=config.get("policy", "standard"), scan=config.get("scan", True),
-                                  limits=config.get("limits"), isolation=config.get("isolation"), python=config.get("python"))
+        run = e2beval._run_answer_configured(_output_text(prompt), config)
     except e2beval.InputError as error:  # a setting or language the sandbox does not accept
         return {"error": f"e2beval could not run the code: {error}"}
     except e2beval.Error as error:
@@ -152,121 +122,6 @@ def safety_score(findings, execution) -> float:
     blocked = any(finding.get("severity") == "block" for finding in findings or ())
     abusive = execution.get("denied_syscalls") or execution.get("outcome") in ABUSIVE_OUTCOMES
     return 0.0 if blocked or abusive else 1.0
-
-
-def read_config(config) -> dict:
-    """Check an assertion's or provider's ``config:``; returns it as a dict or raises ConfigError."""
-    if config is None:
-        return {}
-    if not isinstance(config, dict):
-        raise ConfigError(f"config must be a mapping of settings, got {_shown(config)}; valid keys: {', '.join(CONFIG_KEYS)}")
-    unknown = sorted(set(config) - set(CONFIG_KEYS))
-    if unknown:
-        raise ConfigError(f"unknown key(s) {', '.join(map(str, unknown))}; valid keys: {', '.join(CONFIG_KEYS)}")
-    for key, value in config.items():
-        _CHECKS[key](key, value)
-    if config.get("backend", "local") == "e2b":
-        raise ConfigError("backend 'e2b' is not available yet; use backend: local (the default, no API key needed)")
-    return dict(config)
-
-
-def _check_backend(key, value):
-    if value not in ("local", "e2b"):
-        raise ConfigError(f"{key} must be 'local' or 'e2b', got {_shown(value)}")
-
-
-def _check_bool(key, value):
-    if not isinstance(value, bool):
-        raise ConfigError(f"{key} must be true or false, got {_shown(value)}")
-
-
-def _check_text(key, value):
-    if not isinstance(value, str) or not value:
-        raise ConfigError(f"{key} must be a non-empty string, got {_shown(value)}")
-
-
-def _check_language(key, value):
-    if value not in LANGUAGES:
-        raise ConfigError(f"{key} must be one of {', '.join(LANGUAGES)}, got {_shown(value)}")
-
-
-def _check_seconds(key, value):
-    if not _is_number(value) or value <= 0:
-        raise ConfigError(f"{key} must be a number of seconds greater than 0, got {_shown(value)}")
-
-
-def _reject_unknown_keys(mapping, names, what, valid):
-    """Raises ConfigError naming every key of `mapping` not in `names` (`what`: one such key, `valid`: all of them)."""
-    unknown = sorted(set(mapping) - set(names))
-    if unknown:
-        raise ConfigError(f"unknown {what}(s) {', '.join(map(str, unknown))}; valid {valid}: {', '.join(names)}")
-
-
-def _check_mapping(key, value, names, example, what, valid):
-    """`value` must be a mapping such as `example` whose keys are all in `names` (see _reject_unknown_keys)."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{key} must be a mapping such as {example}, got {_shown(value)}; valid {valid}: {', '.join(names)}")
-    _reject_unknown_keys(value, names, what, valid)
-
-
-def _check_limits(key, value):
-    _check_mapping(key, value, e2beval._LIMIT_KEYS, "{wall_time_s: 5, memory_mb: 256}", "limit", "limits")
-    for name, amount in value.items():
-        if not _is_number(amount) or amount < 0:
-            raise ConfigError(f"limits.{name} must be a number of at least 0, got {_shown(amount)}")
-
-
-def _check_isolation(key, value):
-    _check_mapping(key, value, e2beval._ISOLATION_KEYS, "{seccomp: kill}", "isolation setting", "settings")
-
-
-def _check_policy(key, value):
-    if not isinstance(value, (str, dict)):
-        raise ConfigError(f"{key} must be a preset name (tutorial, standard, strict) or a mapping such as "
-                          f"{{preset: strict, allow_modules: [numpy]}}, got {_shown(value)}")
-
-
-def _check_compare(key, value):
-    if isinstance(value, str) and value:
-        return
-    if not isinstance(value, dict):
-        raise ConfigError(f"{key} must be a mode name (exact, trimmed, whitespace, numeric, regex, json) or a mapping "
-                          f"{{mode, tolerance, relative_tolerance, pattern}}, got {_shown(value)}")
-    _reject_unknown_keys(value, _COMPARE_KEYS, "compare setting", "settings")
-    if "mode" in value and not (isinstance(value["mode"], str) and value["mode"]):
-        raise ConfigError(f"compare.mode must be a mode name, got {_shown(value['mode'])}")
-    for name in ("tolerance", "relative_tolerance"):
-        if name in value and (not _is_number(value[name]) or value[name] < 0):
-            raise ConfigError(f"compare.{name} must be a number of at least 0, got {_shown(value[name])}")
-    if "pattern" in value and not isinstance(value["pattern"], str):
-        raise ConfigError(f"compare.pattern must be a regular expression (a string), got {_shown(value['pattern'])}")
-
-
-_CHECKS = {
-    "backend": _check_backend,
-    "limits": _check_limits,
-    "timeout": _check_seconds,
-    "isolation": _check_isolation,
-    "policy": _check_policy,
-    "scan": _check_bool,
-    "language": _check_language,
-    "compare": _check_compare,
-    "keep_main": _check_bool,
-    "keep_examples": _check_bool,
-    "python": _check_text,
-    "metrics": _check_bool,
-    "results_dir": _check_text,
-}
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _shown(value) -> str:
-    """A config value as the user wrote it, with its YAML type (`'yes' (a string)`)."""
-    kinds = {bool: "true/false", int: "a number", float: "a number", str: "a string", list: "a list", dict: "a mapping"}
-    return f"{value!r} ({kinds.get(type(value), type(value).__name__)})"
 
 
 def _output_text(output) -> str:
@@ -360,24 +215,13 @@ def _since(started: float) -> float:
     return round(time.monotonic() - started, 6)
 
 
-def _metrics_settings(config) -> dict:
-    """From a `config:` that failed its checks, the two settings that say where its error goes (``metrics``,
-    ``results_dir``), each only when it is valid itself; the defaults otherwise."""
-    if not isinstance(config, dict):
-        return {}
-    settings = {}
-    if isinstance(config.get("metrics"), bool):
-        settings["metrics"] = config["metrics"]
-    if isinstance(config.get("results_dir"), str) and config["results_dir"]:
-        settings["results_dir"] = config["results_dir"]
-    return settings
-
-
-def _finish(context, config, started: float, result: dict, record, outcome: str = "") -> dict:
-    """Writes the test's metrics record (unless ``metrics: false``) and returns ``result``. ``record`` is the one
+def _finish(context, settings, started: float, result: dict, record, outcome: str = "") -> dict:
+    """Writes the test's metrics record (unless ``metrics: false``; ``settings`` is the config's (metrics,
+    results_dir), the valid ones of a config that failed its checks) and returns ``result``. ``record`` is the one
     the core makes of the verdict (the same ``e2beval eval`` writes: docs/reports.md); without one, ``outcome``
     names why nothing ran (invalid_test, sandbox_error) and the record is an error row, not a failure."""
-    if config.get("metrics", True):
+    metrics, results_dir = settings
+    if metrics:
         variables = context.get("vars") or {}
         test = context.get("test") if isinstance(context.get("test"), dict) else {}
         task_id = test.get("description") or (variables.get("function_name") if isinstance(variables, dict) else None) \
@@ -393,7 +237,7 @@ def _finish(context, config, started: float, result: dict, record, outcome: str 
             record["runtime_s"],
             memory_mb=record.get("memory_mb"),
             extra={**record["extra"], "total_s": time.monotonic() - started},
-            results_dir=config.get("results_dir"),
+            results_dir=results_dir,
             run_id=run_id(context),
         )
     return result

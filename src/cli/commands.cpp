@@ -409,9 +409,6 @@ int eval_command(const ParsedArgs& args) {
     std::size_t next_to_print = 0, passed = 0, failed = 0, errors = 0;
     json::array json_results;
 
-    const auto runtime_of = [](const std::optional<Verdict>& verdict) {
-        return verdict && verdict->exec ? std::chrono::duration<double>(verdict->exec->wall_time).count() : 0.0;
-    };
     // Rows come out in input order, each as soon as it and every row before it are done.
     const auto print_ready = [&] {
         while (next_to_print < entries.size() && (verdicts[next_to_print] || !problems[next_to_print].empty())) {
@@ -422,16 +419,17 @@ int eval_command(const ParsedArgs& args) {
             (verdict ? (verdict->pass ? passed : failed) : errors) += 1;
             const std::string reason = verdict ? verdict->reason : "invalid test: " + problems[i];
             // Every entry asked for gets a record, an invalid one too (as an error with its reason): a report
-            // that silently has fewer rows than the suite has tests reads as a better result than it was.
+            // that silently has fewer rows than the suite has tests reads as a better result than it was. The
+            // --json row's runtime_s is the record's, so the two can never mean different things.
+            MetricsRecord record = verdict ? metrics_record(*verdict) : error_record("invalid_test", reason);
             if (write_metrics) {
-                MetricsRecord record = verdict ? metrics_record(*verdict) : error_record("invalid_test", reason);
                 record.task_id = entry.id;
                 record.provider = entry.provider;
                 record.model = entry.model;
                 sink.write(record);
             }
             if (as_json) {
-                json::object row{{"id", entry.id}, {"result", result_word}, {"runtime_s", runtime_of(verdict)}};
+                json::object row{{"id", entry.id}, {"result", result_word}, {"runtime_s", record.runtime_s}};
                 if (verdict) row["verdict"] = to_json(*verdict);
                 else row["error"] = problems[i];
                 json_results.push_back(std::move(row));

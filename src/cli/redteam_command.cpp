@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/python_interpreter.hpp"
 #include "cli/redteam_attack.hpp"
 #include "cli/redteam_host.hpp"
 #include "cli/table_text.hpp"
@@ -286,6 +287,9 @@ int redteam_command(const ParsedArgs& args) {
     if (!preset) throw usage_error("--policy must be tutorial, standard or strict, got '" + preset_name + "'");
     policy.preset = *preset;
     const bool scan = !args.flag("--no-scan");
+    // Checked as `run` and `eval` check it, before any trap is planted: a wrong --python is the user's to fix
+    // (exit 127 or 126, saying which interpreter and why), not a sandbox failure.
+    require_working_python(chosen_python(args.value("--python")));
 
     RedteamHost host;  // first: it forks its sentinel before the sandbox starts any thread
     LocalSandboxOptions options;
@@ -370,7 +374,8 @@ Command make_redteam_command() {
              "  SLIPPED THROUGH  it succeeded (the evidence is shown)\n"
              "  not run          the sandbox cannot run its language here (the reason is shown)\n"
              "  INCONCLUSIVE     the attack did not start, so it proves nothing\n"
-             "Exit status 0 when nothing slipped through and every attack could be judged, 1 otherwise.",
+             "Exit status 0 when nothing slipped through and every attack could be judged, 1 otherwise; 127 when the\n"
+             "Python interpreter (--python, else $E2BEVAL_PYTHON, else python3) was not found, 126 when it cannot be used.",
              {{"--policy", "PRESET", "scanner preset: tutorial (the tutorial's ten regexes: more reaches the sandbox), standard (default) or strict"},
               {"--no-scan", "", "skip the scanner: every attack goes to the sandbox"},
               {"--category", "NAMES", "only these categories (comma-separated; see --list)"},

@@ -615,6 +615,12 @@ std::optional<CompareKind> compare_kind_from_string(std::string_view name) noexc
     return std::nullopt;
 }
 
+const std::vector<std::string_view>& compare_keys() {
+    // rel_tolerance, an older spelling compare_mode_from_json still reads, is not offered.
+    static const std::vector<std::string_view> keys = {"mode", "tolerance", "relative_tolerance", "pattern"};
+    return keys;
+}
+
 CompareMode compare_mode_from_json(const json::value& value) {
     CompareMode mode;
     if (value.is_string()) {

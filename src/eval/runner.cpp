@@ -699,6 +699,10 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
             return prepared;
         }
     }
+    // The code is scanned and run as the test's language, whatever its fence said (a ```javascript block can
+    // hold Python, and is run as Python for a Python test): the verdict says that language, and the scanner's
+    // rules are that language's, never the fence's. The explanation still names the fence as written.
+    extraction->language = spec.language;
     Verdict& verdict = prepared.verdict;
     verdict.extraction = extraction;
     if (spec.function_name && !defines_function(extraction->code, *spec.function_name)) {

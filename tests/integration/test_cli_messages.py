@@ -77,6 +77,23 @@ def test_run_and_eval_with_a_bad_python_exit_126_or_127_before_reading_anything(
     assert evaluated.returncode == 127 and "was not found" in evaluated.stderr
 
 
+def test_redteam_with_a_bad_python_exits_126_or_127_naming_it_before_any_attack(not_pythons):
+    """`redteam --python` is checked as `run --python` is: a wrong path is the user's to fix, not a sandbox
+    failure (it was exit 125 with posix_spawnp's words)."""
+    missing = run("redteam", "--python", "/nonexistent/python3")
+    assert missing.returncode == 127, missing.stdout + missing.stderr
+    assert missing.stderr == ("e2beval redteam: the Python interpreter '/nonexistent/python3' (from --python) was not "
+                              "found; give the path of a Python 3 interpreter (for example --python /usr/bin/python3), "
+                              "or leave --python out to use $E2BEVAL_PYTHON, else python3 on PATH\n")
+    assert missing.stdout == ""  # no attack ran, no table was started
+    not_python = run("redteam", "--python", not_pythons["script"])
+    assert not_python.returncode == 126 and "did not run as a Python interpreter" in not_python.stderr
+    directory = run("redteam", "--python", not_pythons["directory"])
+    assert directory.returncode == 126 and "is a directory" in directory.stderr
+    # Listing the attacks runs nothing, so it needs no Python.
+    assert run("redteam", "--list", "--python", "/nonexistent/python3").returncode == 0
+
+
 # ---- numbers in every --json output (item 10) ---------------------------------------------------------------
 
 EXPONENT_NUMBER = re.compile(r"[:\[,]\s*-?\d+(\.\d+)?[eE][-+]?\d+")

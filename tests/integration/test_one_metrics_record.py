@@ -42,3 +42,24 @@ def test_the_cli_and_the_assertion_write_the_same_record_for_the_same_verdict(tm
         assert cli_extra[key] == assertion_extra[key], key
     assert cli_extra["status"] == "ran" and cli_extra["outcome"] == "ok"
     assert cli_extra["reason"].startswith("1 of 2 test cases passed")
+
+
+def test_eval_json_rows_give_the_runtime_of_their_metrics_record(tmp_path):
+    """`e2beval eval --json` prints each test's runtime_s; it is the record's (metrics_record, error_record), not a
+    second idea of what a runtime is: the same number for a test that ran, one that was blocked, one that was invalid."""
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"tests": [
+        {"id": "ran", "output": ANSWER, "vars": VARS},
+        {"id": "blocked", "output": "```python\nimport os\ndef add(a, b):\n    return os.system('id')\n```", "vars": VARS},
+        {"id": "invalid", "output": ANSWER, "vars": {"function_name": "add"}},
+    ]}))
+    directory = tmp_path / "metrics"
+    evaluated = subprocess.run([find_cli(), "eval", "--json", "--results-dir", str(directory), str(suite)], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=120)
+    assert evaluated.returncode == 2, evaluated.stderr  # the invalid test
+    rows = {row["id"]: row for row in json.loads(evaluated.stdout)["results"]}
+    records = {record["task_id"]: record for record in _records(directory)}
+    assert set(rows) == set(records) == {"ran", "blocked", "invalid"}
+    for task in rows:
+        assert rows[task]["runtime_s"] == records[task]["runtime_s"], task
+    assert rows["ran"]["runtime_s"] > 0 and rows["blocked"]["runtime_s"] == 0 and rows["invalid"]["runtime_s"] == 0

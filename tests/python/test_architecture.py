@@ -76,7 +76,42 @@ def test_the_python_package_keeps_no_interpreter_discovery_and_no_option_lists()
         assert not re.search(r'^\s*"(max_processes|minimum_level)",\s*$', text, re.M), f"python/e2beval/{name} lists option keys"
     import e2beval
 
-    assert "memory_mb" in e2beval._LIMIT_KEYS and "seccomp" in e2beval._ISOLATION_KEYS
+    assert {"limits", "isolation", "timeout", "compare"} <= set(e2beval._ASSERTION_CONFIG_KEYS)
+
+
+def _string_collections(tree):
+    """(line, strings) of every tuple, list, set or frozenset literal and every dict's keys in a module."""
+    import ast
+
+    for node in ast.walk(tree):
+        items = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else None
+        if items is None:
+            continue
+        strings = {item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)}
+        if strings:
+            yield node.lineno, strings
+
+
+def test_promptfoo_keeps_no_list_of_config_keys_and_checks_no_key_itself():
+    """An assertion's or provider's `config:` is checked once, in C++ (eval/assertion_options.hpp): a tuple of its
+    keys (CONFIG_KEYS, the provider keys promptfoo owns, the compare settings) or a per-key check table in the
+    Python package is a second copy that drifts (issue 12: options were validated three times)."""
+    import ast
+
+    import e2beval
+
+    config_keys = set(e2beval._ASSERTION_CONFIG_KEYS)
+    owned_elsewhere = {"basePath", "pythonExecutable", "workers"}  # promptfoo's own provider keys
+    compare_settings = {"tolerance", "relative_tolerance", "pattern"}
+    found = []
+    source = (REPO / "python" / "e2beval" / "promptfoo.py").read_text(encoding="utf-8")
+    for line, strings in _string_collections(ast.parse(source)):
+        if len(strings & config_keys) >= 2 or strings & owned_elsewhere or len(strings & compare_settings) >= 2:
+            found.append(f"python/e2beval/promptfoo.py:{line}: {sorted(strings)}")
+    for name in ("read_config", "_check_", "CONFIG_KEYS", "PROMPTFOO_PROVIDER_KEYS"):
+        if re.search(rf"^\s*(def\s+{name}|{name}\w*\s*=)", source, re.M):
+            found.append(f"python/e2beval/promptfoo.py defines {name}")
+    assert not found, "the Python package lists or checks config keys itself:\n" + "\n".join(found)
 
 
 # What isolating a program is made of, as Python would have to spell it to do it itself: syscall numbers

@@ -96,6 +96,13 @@ VALID_VARS = {"function_name": "add", "test_input": "1, 2", "expected_output": "
         ({"backend": "cloud"}, "backend must be 'local' or 'e2b', got 'cloud'"),
         ({"backend": "e2b"}, "backend 'e2b' is not available yet; use backend: local"),
         ("strict", "config must be a mapping of settings, got 'strict' (a string); valid keys: backend, limits"),
+        # Values of the right kind that the core's own parsers refuse: a config error too, not an "Invalid test".
+        ({"isolation": {"seccomp": "bogus"}}, "isolation 'seccomp' must be \"deny\" or \"kill\""),
+        ({"limits": {"memory_mb": 0}}, "limit 'memory_mb' must be positive"),
+        ({"policy": "strictest"}, "scanner policy must be tutorial, standard or strict, got \"strictest\""),
+        ({"compare": "fuzzy"}, "compare mode \"fuzzy\" is not one of exact, trimmed"),
+        ({"compare": {"mode": "exact", "tolerance": 1}}, "compare tolerances apply to the numeric and json modes"),
+        ({"scan": {1, 2}}, "a config value of type set cannot be read"),
     ],
 )
 def test_bad_config_fails_with_a_reason_that_says_what_is_valid(config, message, results_dir):
@@ -122,11 +129,12 @@ def test_bad_config_keeps_its_own_valid_metrics_settings(tmp_path, results_dir):
 def test_unknown_keys_list_every_valid_key():
     reason = get_assert(ANSWER, context(VALID_VARS, {"timout": 3, "polcy": "strict"}))["reason"]
     assert "unknown key(s) polcy, timout" in reason
-    from e2beval.promptfoo import CONFIG_KEYS
+    import e2beval
 
-    assert reason.endswith("valid keys: " + ", ".join(CONFIG_KEYS))
+    keys = e2beval._ASSERTION_CONFIG_KEYS  # the core's list (eval/assertion_options.hpp), the one it checks against
+    assert reason.endswith("valid keys: " + ", ".join(keys))
     assert {"backend", "limits", "timeout", "isolation", "policy", "scan", "language", "compare", "metrics",
-            "results_dir"} <= set(CONFIG_KEYS)
+            "results_dir"} <= set(keys)
 
 
 def test_every_valid_key_is_accepted(tmp_path):
@@ -293,9 +301,32 @@ def test_call_api_bad_config_is_an_error_naming_the_key():
     assert "not available yet" in call_api("print(1)", {"config": {"backend": "e2b"}}, {})["error"]
 
 
+def test_call_api_refuses_a_value_the_core_refuses_as_config_not_as_a_failed_run():
+    response = call_api("print(1)", {"config": {"policy": "strictest", "basePath": "."}}, {})
+    assert response == {"error": "Invalid e2beval config: scanner policy must be tutorial, standard or strict, "
+                                 "got \"strictest\""}
+    response = call_api("print(1)", {"config": {"isolation": {"seccomp": "bogus"}}}, {})
+    assert response["error"].startswith("Invalid e2beval config: isolation 'seccomp'"), response
+
+
 def test_call_api_accepts_missing_options_and_context():
     assert call_api("print('x')")["output"] == "x\n"
     assert call_api("print('x')", None, None)["metadata"]["verdict"] == "ran"
+
+
+def test_the_verdicts_language_is_the_one_the_code_was_scanned_and_run_as_not_the_fence_tag(results_dir):
+    """A Python answer in a ```javascript fence, for a Python test: it runs as Python, so it must be scanned with
+    the Python rules (os.system blocks) and every face must say python: the metadata, the verdict and the record."""
+    answer = "```javascript\nimport os\nos.system('id')\n```"
+    result = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}))
+    assert result["pass"] is False and result["reason"].startswith("Unsafe pattern detected"), result["reason"]
+    assert result["metadata"]["verdict"] == "blocked" and result["metadata"]["language"] == "python"
+    record = json.loads(next(results_dir.glob("metrics_*.json")).read_text())
+    assert record["extra"]["language"] == "python" and record["extra"]["status"] == "blocked"
+    import e2beval
+
+    verdict = e2beval.evaluate("```js\nprint(6 * 7)\n```", {"testCode": "", "expectedOutput": "42"})
+    assert verdict["pass"] is True and verdict["extraction"]["language"] == "python", verdict["extraction"]
 
 
 def test_compare_from_config_applies_to_tests_that_set_none():
@@ -314,8 +345,9 @@ def test_the_default_language_is_python_whatever_the_answers_fence_says_as_both_
 
     answer = "```javascript\nconsole.log(6 * 7)\n```"
     as_python = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}))
-    # Run as Python (metadata["language"] shows the fence's tag, but the program is Python's).
+    # Run as Python, and metadata["language"] says so; the extraction's explanation names the fence as written.
     assert as_python["pass"] is False and "NameError: name 'console' is not defined" in as_python["reason"]
+    assert as_python["metadata"]["language"] == "python" and "```javascript" in as_python["metadata"]["extraction"]
     as_javascript = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}, {"language": "javascript"}))
     assert as_javascript["pass"] is True, as_javascript["reason"]
     docs = Path(__file__).resolve().parents[2] / "docs"

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/fwd.hpp>
 
@@ -40,6 +41,8 @@ struct CompareMode {
 // "numeric" or {"mode": "numeric", "tolerance": 0.01, "relative_tolerance": 1e-9, "pattern": "..."}. Unknown
 // modes and keys, a negative tolerance and an invalid pattern are input errors that list what is valid.
 CompareMode compare_mode_from_json(const boost::json::value& value);
+// The keys of compare_mode_from_json's mapping form, for faces that check a configuration themselves.
+const std::vector<std::string_view>& compare_keys();
 boost::json::value to_json(const CompareMode& mode);
 // "numeric (tolerance 0.01)", for reasons and logs.
 std::string describe(const CompareMode& mode);
