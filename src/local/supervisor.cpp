@@ -160,7 +160,15 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
         args.flags |= CLONE_INTO_CGROUP;
         args.cgroup = static_cast<std::uint64_t>(cgroup->directory_fd());
     }
-    const long pid = ::syscall(SYS_clone3, &args, sizeof args);
+    long pid;
+    {
+        const NamespaceCreatorIdentity creator(request.ids);
+        pid = ::syscall(SYS_clone3, &args, sizeof args);
+        // The child never leaves this scope: the creator identity is the parent thread's to restore.
+        if (pid == 0)
+            run_sandbox_init(request.plan, ChildFds{stdin_read.get(), out.write_end.get(), err.write_end.get(),
+                                                    report.child_end.get(), go.read_end.get()});
+    }
     if (pid < 0) {
         const int saved = errno;
         throw sandbox_error(
@@ -169,11 +177,6 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
                 "; run `e2beval doctor` to see what this host allows",
             saved == EPERM || saved == ENOSPC || saved == EINVAL ? errc::unsupported : errc::sandbox_setup);
     }
-    if (pid == 0) {
-        run_sandbox_init(request.plan, ChildFds{stdin_read.get(), out.write_end.get(), err.write_end.get(),
-                                                report.child_end.get(), go.read_end.get()});
-    }
-
     Spawned spawned{static_cast<pid_t>(pid), UniqueFd(pidfd), std::move(out.read_end), std::move(err.read_end),
                     std::move(report.parent_end), std::move(cgroup)};
     // 4. parent: id maps and the v1 cgroup, then let the child go on.

@@ -2,10 +2,12 @@
 #include "local/userns.hpp"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <string>
 
 #include "e2beval/core/error.hpp"
@@ -42,6 +44,30 @@ IdMapping choose_id_mapping() {
         mapping.host_gid = ::getegid();
     }
     return mapping;
+}
+
+NamespaceCreatorIdentity::NamespaceCreatorIdentity(const IdMapping& mapping) {
+    if (::geteuid() != 0 || mapping.host_uid == 0) return;
+    // The group first, while we still have CAP_SETGID; the real and saved ids stay 0 so we can come back.
+    if (::syscall(SYS_setresgid, -1, mapping.host_gid, -1) != 0)
+        throw sandbox_error(describe_syscall_failure("setresgid(-1, " + std::to_string(mapping.host_gid) + ", -1)", errno));
+    if (::syscall(SYS_setresuid, -1, mapping.host_uid, -1) != 0) {
+        const int saved = errno;
+        ::syscall(SYS_setresgid, -1, 0, -1);
+        throw sandbox_error(describe_syscall_failure("setresuid(-1, " + std::to_string(mapping.host_uid) + ", -1)", saved));
+    }
+    // File access stays root's: allowed without privilege because the real id is 0, and it gives back the
+    // file-system capabilities the change of effective id cleared.
+    ::syscall(SYS_setfsuid, 0);
+    ::syscall(SYS_setfsgid, 0);
+    changed_ = true;
+}
+
+NamespaceCreatorIdentity::~NamespaceCreatorIdentity() {
+    if (!changed_) return;
+    // Back to effective id 0 first (allowed: the real id is 0), which restores the effective capabilities,
+    // then the group. Failing here would leave this thread unprivileged: nothing else could be done safely.
+    if (::syscall(SYS_setresuid, -1, 0, -1) != 0 || ::syscall(SYS_setresgid, -1, 0, -1) != 0) std::abort();
 }
 
 void write_id_maps(pid_t child, const IdMapping& mapping) {
