@@ -139,12 +139,14 @@ class HostView:
         """Host pids of every process of the session (its whole pid namespace)."""
         return pid_namespace_members(self.trace(sandbox).pid_namespace)
 
-    def cgroup_file(self, sandbox: Sandbox, name: str) -> str | None:
-        """A control file of the session's (first) cgroup, e.g. memory.max, or None when it has none."""
-        for directory in self.trace(sandbox).cgroup_dirs:
-            path = Path(directory) / name
-            if path.exists():
-                return path.read_text().strip()
+    def cgroup_file(self, sandbox: Sandbox, *names: str) -> str | None:
+        """The first of ``names`` found among the session's cgroup control files, or None. Give the v2 and the
+        v1 name: ("memory.max", "memory.limit_in_bytes"), ("memory.peak", "memory.max_usage_in_bytes")."""
+        for name in names:
+            for directory in self.trace(sandbox).cgroup_dirs:
+                path = Path(directory) / name
+                if path.exists():
+                    return path.read_text().strip()
         return None
 
     def wait_session_gone(self, sandbox: Sandbox, seconds: float = 5) -> list[int]:
