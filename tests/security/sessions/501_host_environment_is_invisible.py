@@ -1,0 +1,16 @@
+# why: the session starts with a scrubbed environment: secrets in the owner's environment (E2B_API_KEY, a host secret) appear in no cell's os.environ, no command's env, no /proc/*/environ inside, nor Node's process.env
+from e2beval.sandbox import SandboxException
+
+
+def attack(sandbox, host):
+    seen = [sandbox.run_code("import os\ndict(os.environ)").text,
+            sandbox.commands.run("env; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n'; true").stdout,
+            sandbox.run_code("JSON.stringify(process.env)", language="javascript").text,
+            sandbox.files.read("/proc/self/environ")]
+    try:
+        seen.append(sandbox.files.read("/proc/1/environ"))
+    except SandboxException:
+        pass  # the init's environ is not readable: nothing to leak
+    leaked = host.leaked(*seen)
+    assert not leaked, "host secrets visible in the session"
+    assert host.env_canary_name not in "".join(s or "" for s in seen)
