@@ -52,4 +52,20 @@ StepError send_child_report_with_fd(int fd, const ChildReport& report, int passe
     return {};
 }
 
+ssize_t receive_child_report(int fd, ChildReport& report, int& passed_fd) noexcept {
+    passed_fd = -1;
+    iovec payload{&report, sizeof report};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &payload;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n <= 0) return n;
+    if (const cmsghdr* header = CMSG_FIRSTHDR(&message); header && header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS)
+        std::memcpy(&passed_fd, CMSG_DATA(header), sizeof passed_fd);
+    return n;
+}
+
 }  // namespace e2beval::local

@@ -1,7 +1,9 @@
-// Sending ChildReport messages: how the sandbox's init (cold) and the zygote (warm) tell the supervisor
+// Sending (and receiving) ChildReport messages: how the sandbox's init (cold) and the zygote (warm) tell the supervisor
 // about a failed step, the program's start and its end. Both use these functions, so the message is
 // written in one place. They run in a child after fork/clone: no allocation, no exceptions.
 #pragma once
+
+#include <sys/types.h>
 
 #include "local/spawn_plan.hpp"
 
@@ -16,5 +18,10 @@ void send_child_report(int fd, const ChildReport& report) noexcept;
 
 // Sends one report carrying `passed_fd` (SCM_RIGHTS), e.g. a seccomp listener or a program's pidfd.
 StepError send_child_report_with_fd(int fd, const ChildReport& report, int passed_fd) noexcept;
+
+// Parent side: receives one report without blocking (MSG_DONTWAIT) into `report`, and the fd it carries, if
+// any, into `passed_fd` (close-on-exec; -1 when none). Returns recvmsg's result: the bytes, 0 at the end of
+// the channel, -1 with errno (EAGAIN: nothing yet).
+ssize_t receive_child_report(int fd, ChildReport& report, int& passed_fd) noexcept;
 
 }  // namespace e2beval::local

@@ -33,6 +33,7 @@
 
 #include "e2beval/core/error.hpp"
 #include "local/cgroup.hpp"
+#include "local/child_report.hpp"
 #include "local/contain.hpp"
 #include "local/fd.hpp"
 #include "local/interpreters.hpp"
@@ -314,40 +315,30 @@ private:
     bool drain_reports() {
         for (;;) {
             ChildReport report;
-            iovec payload{&report, sizeof report};
-            alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-            msghdr message{};
-            message.msg_iov = &payload;
-            message.msg_iovlen = 1;
-            message.msg_control = control;
-            message.msg_controllen = sizeof control;
-            const ssize_t n = ::recvmsg(report_.native_handle(), &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+            int passed_fd = -1;
+            const ssize_t n = receive_child_report(report_.native_handle(), report, passed_fd);
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) return errno == EAGAIN;
             if (n == 0) {
                 if (warm() && !reaped_) on_warm_end();
                 return false;
             }
-            if (n != static_cast<ssize_t>(sizeof report)) continue;
+            if (n != static_cast<ssize_t>(sizeof report)) {
+                if (passed_fd >= 0) ::close(passed_fd);
+                continue;
+            }
             if (report.kind == ChildReport::program_started) {
-                const cmsghdr* header = CMSG_FIRSTHDR(&message);
-                if (header && header->cmsg_type == SCM_RIGHTS) {
-                    int fd = -1;
-                    std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
-                    on_warm_start(fd);
-                }
+                if (passed_fd >= 0) on_warm_start(passed_fd);
                 continue;
             }
             if (report.kind == ChildReport::seccomp_listener) {
-                const cmsghdr* header = CMSG_FIRSTHDR(&message);
-                if (header && header->cmsg_type == SCM_RIGHTS) {
-                    int fd = -1;
-                    std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
-                    listener_.assign(fd);
+                if (passed_fd >= 0) {
+                    listener_.assign(passed_fd);
                     answer_denials();
                 }
                 continue;
             }
+            if (passed_fd >= 0) ::close(passed_fd);  // no other report carries one
             last_report_ = report;
         }
     }
