@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from e2beval import Sandbox
+from host_evidence import paths_with, processes_with
 
 
 def parse_headers(path: Path) -> dict[str, str]:
@@ -50,32 +51,12 @@ def pid_namespace_members(namespace: str) -> list[int]:
     return found
 
 
-def processes_with(text: str) -> list[str]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) != os.getpid():
-            try:
-                cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if text.encode() in cmdline:
-                shown = cmdline.replace(b"\0", b" ")[:160]
-                found.append(f"pid {name}: {shown!r}")
-    return found
-
-
 def host_paths_with(token: str) -> list[str]:
     """Places an escaping write would land in, checked for any name holding the token."""
     dirs = {"/", "/usr", "/usr/bin", "/usr/lib", "/bin", "/lib", "/etc", "/dev", "/dev/shm", "/tmp", "/root",
             "/home", "/var/tmp", "/work", sys.prefix, sys.base_prefix, sysconfig.get_paths()["purelib"],
             os.path.dirname(os.__file__), str(Path(__file__).parent)}
-    found = []
-    for d in dirs:
-        try:
-            found += [os.path.join(d, n) for n in os.listdir(d) if token in n]
-        except OSError:
-            pass
-    return found
+    return paths_with(token, dirs)
 
 
 def sha256(path: str) -> str:
@@ -158,7 +139,7 @@ class HostView:
     # -- evidence --
 
     def processes_with_token(self) -> list[str]:
-        return processes_with(self.token)
+        return processes_with([self.token])
 
     def paths_with_token(self) -> list[str]:
         return host_paths_with(self.token)

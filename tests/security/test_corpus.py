@@ -11,8 +11,6 @@ import json
 import os
 import re
 import secrets
-import select
-import socket
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -21,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import e2beval
+from host_evidence import Listeners, make_canary, paths_with, processes_with
 
 CASES_DIR = Path(__file__).parent / "cases"
 DEFAULT_LIMITS = {"wall_time_s": 5}
@@ -117,36 +116,14 @@ def _tmp_entries() -> set[str]:
     return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("e2beval")}
 
 
-def _processes_with(tokens: list[str]) -> list[str]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        for token in tokens:
-            if token.encode() in cmdline:
-                shown = cmdline.replace(b"\0", b" ")[:200]
-                found.append(f"pid {pid}: {shown!r}")
-    return found
-
-
-def _paths_with(token: str) -> list[str]:
+def paths_with_token(token: str) -> list[str]:
     """Places the write-outside cases aim at, checked on the host for any name holding the token."""
     import sysconfig
 
     dirs = {"/", "/usr", "/usr/bin", "/usr/lib", "/bin", "/lib", "/etc", "/dev", "/dev/shm", "/tmp", "/root",
             "/work/main", "/work/shared", sys.prefix, sys.base_prefix, sysconfig.get_paths()["purelib"],
             sysconfig.get_paths()["stdlib"], os.path.dirname(os.__file__)}
-    found = []
-    for d in dirs:
-        try:
-            found += [os.path.join(d, n) for n in os.listdir(d) if token in n]
-        except OSError:
-            pass
-    return found
+    return paths_with(token, dirs)
 
 
 @dataclass
@@ -155,18 +132,15 @@ class Host:
     canary_path: str
     canary_text: str
     api_key: str
-    tcp: socket.socket
-    udp: socket.socket
-    abstract: socket.socket
-    abstract_name: str
+    listeners: Listeners
     mountinfo: str
     cgroups: set[str]
     tmp_entries: set[str]
     failures: list[str] = field(default_factory=list)
 
     def env(self) -> dict[str, str]:
-        return {"CANARY_PATH": self.canary_path, "HOST_PORT": str(self.tcp.getsockname()[1]),
-                "HOST_UDP_PORT": str(self.udp.getsockname()[1]), "HOST_ABSTRACT": self.abstract_name,
+        return {"CANARY_PATH": self.canary_path, "HOST_PORT": str(self.listeners.tcp_port),
+                "HOST_UDP_PORT": str(self.listeners.udp_port), "HOST_ABSTRACT": self.listeners.abstract_name,
                 "HOST_PID": str(os.getpid()), "TOKEN": self.token,
                 "INTERPRETER_PREFIXES": ":".join(sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}))}
 
@@ -174,29 +148,15 @@ class Host:
 @pytest.fixture(scope="module")
 def host():
     token = "sbxtok" + secrets.token_hex(8)
-    canary_text = "canary-" + secrets.token_hex(16)
-    fd, canary_path = tempfile.mkstemp(prefix="sbx-canary-", dir="/tmp")
-    os.write(fd, canary_text.encode())
-    os.close(fd)
-    os.chmod(canary_path, 0o644)  # readable by anyone on the host: only the sandbox's view protects it
+    canary_path, canary_text = make_canary("canary-")
     api_key = "leak-canary-" + secrets.token_hex(16)
     saved_key = os.environ.get("E2B_API_KEY")
     os.environ["E2B_API_KEY"] = api_key
-    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    tcp.bind(("127.0.0.1", 0))
-    tcp.listen(16)
-    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind(("127.0.0.1", 0))
-    udp.setblocking(False)
-    abstract_name = "sbx-abstract-" + secrets.token_hex(8)
-    abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    abstract.bind("\0" + abstract_name)
-    abstract.listen(16)
-    state = Host(token, canary_path, canary_text, api_key, tcp, udp, abstract, abstract_name,
+    listeners = Listeners.open("sbx-abstract-")
+    state = Host(token, canary_path, canary_text, api_key, listeners,
                  Path("/proc/self/mountinfo").read_text(), _cgroup_dirs(), _tmp_entries())
     yield state
-    for s in (tcp, udp, abstract):
-        s.close()
+    listeners.close()
     os.unlink(canary_path)
     if saved_key is None:
         os.environ.pop("E2B_API_KEY", None)
@@ -283,12 +243,12 @@ def test_zz_host_unchanged(host: Host):
         problems.append(f"fd count of the test process changed from {before} to {after}: "
                         f"{sorted(os.listdir('/proc/self/fd'))}")
 
-    leftovers = _processes_with([host.token])
+    leftovers = processes_with([host.token])
     for _ in range(20):
         if not leftovers:
             break
         time.sleep(0.1)
-        leftovers = _processes_with([host.token])
+        leftovers = processes_with([host.token])
     if leftovers:
         problems.append(f"sandbox processes survived on the host: {leftovers}")
 
@@ -306,20 +266,11 @@ def test_zz_host_unchanged(host: Host):
     if new_tmp:
         problems.append(f"e2beval* entries left in host /tmp: {sorted(new_tmp)}")
 
-    written = _paths_with(host.token)
+    written = paths_with_token(host.token)
     if written:
         problems.append(f"files written outside the workspace: {written}")
 
-    readable, _, _ = select.select([host.tcp, host.abstract], [], [], 0)
-    if host.tcp in readable:
-        problems.append("the host TCP listener got a connection from inside a sandbox")
-    if host.abstract in readable:
-        problems.append("the host abstract unix listener got a connection from inside a sandbox")
-    try:
-        data = host.udp.recv(4096)
-        problems.append(f"the host UDP listener received a datagram: {data[:60]!r}")
-    except BlockingIOError:
-        pass
+    problems += [f"{heard} from inside a sandbox" for heard in host.listeners.heard()]
 
     if os.environ.get("E2B_API_KEY") != host.api_key:
         problems.append("E2B_API_KEY of the test process changed")

@@ -11,16 +11,15 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import select
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from host_evidence import Listeners, make_canary
 
 HERE = Path(__file__).parent
 SESSIONS_DIR = HERE / "sessions"
@@ -60,57 +59,19 @@ def parse_case(path: Path) -> SessionCase:
 CASES = [parse_case(p) for p in sorted(SESSIONS_DIR.glob("[0-9][0-9][0-9]_*.py"))]
 
 
-@dataclass
-class Listeners:
-    """The host's bait: a TCP and a UDP socket on 127.0.0.1 and an abstract unix socket; none may hear anything."""
-    tcp: socket.socket
-    udp: socket.socket
-    abstract: socket.socket
-    abstract_name: str
-
-    def heard(self) -> list[str]:
-        found = []
-        readable, _, _ = select.select([self.tcp, self.abstract], [], [], 0)
-        for sock, what in ((self.tcp, "TCP"), (self.abstract, "abstract unix")):
-            if sock in readable:
-                connection, _ = sock.accept()
-                connection.close()
-                found.append(f"the host {what} listener got a connection")
-        try:
-            data = self.udp.recv(4096)
-            found.append(f"the host UDP listener received {data[:60]!r}")
-        except BlockingIOError:
-            pass
-        return found
-
-
 @pytest.fixture(scope="module")
 def host_values():
     token = "sestok" + secrets.token_hex(8)
-    canary_text = "session-canary-" + secrets.token_hex(16)
-    fd, canary_path = tempfile.mkstemp(prefix="sbx-session-canary-", dir="/tmp")
-    os.write(fd, canary_text.encode())
-    os.close(fd)
-    os.chmod(canary_path, 0o644)  # readable by anyone on the host: only the session's view protects it
-    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    tcp.bind(("127.0.0.1", 0))
-    tcp.listen(16)
-    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind(("127.0.0.1", 0))
-    udp.setblocking(False)
-    abstract_name = "sbx-session-abstract-" + secrets.token_hex(8)
-    abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    abstract.bind("\0" + abstract_name)
-    abstract.listen(16)
+    canary_path, canary_text = make_canary("session-canary-")
+    listeners = Listeners.open("sbx-session-abstract-")
     values = {"token": token, "canary_path": canary_path, "canary_text": canary_text,
               # Secrets in the environment the sessions' owner runs with: none may reach a session.
               "env_canary_name": "E2BEVAL_HOST_SECRET", "env_canary_value": "host-env-" + secrets.token_hex(16),
               "api_key": "leak-canary-" + secrets.token_hex(16),
-              "tcp_port": tcp.getsockname()[1], "udp_port": udp.getsockname()[1], "abstract_name": abstract_name,
+              "tcp_port": listeners.tcp_port, "udp_port": listeners.udp_port, "abstract_name": listeners.abstract_name,
               "runner_pid": os.getpid()}
-    yield values, Listeners(tcp, udp, abstract, abstract_name)
-    for sock in (tcp, udp, abstract):
-        sock.close()
+    yield values, listeners
+    listeners.close()
     os.unlink(canary_path)
 
 
