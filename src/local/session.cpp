@@ -228,6 +228,8 @@ public:
                    " s (extend it with set_timeout, or pass a longer timeout when creating it)");
     }
 
+    void end_with_owner() noexcept override { close_with("the process that owned it exited"); }
+
     const json::object& ready() const noexcept { return ready_; }
 
 private:

@@ -164,3 +164,44 @@ def test_a_value_nested_past_the_host_limit_is_dropped_with_a_marker_not_the_cel
         assert result["shallow"] == 1
         assert "e2beval" in json.dumps(result["deep"]) and "dropped" in json.dumps(result["deep"])
         assert sandbox.run_code("1 + 1").text == "2"
+
+
+# --- cleanup that does not depend on the owner's good exit --------------------------------------------
+
+OWNER = textwrap.dedent("""
+    import sys, time
+    from e2beval import Sandbox
+    sandbox = Sandbox.create(timeout=120)
+    assert sandbox.run_code("1 + 1").text == "2"
+    print("ready", flush=True)
+    if sys.argv[1] == "wait":
+        time.sleep(120)
+    # "end": the script just ends, without sandbox.kill()
+""")
+
+
+def test_a_script_that_ends_without_kill_leaves_no_cgroup():
+    if not _doctor()["cgroups"]["parents"]:
+        pytest.fail("this host gives e2beval no cgroups, so there is nothing to check; run it where cgroups work")
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, "end"], stdout=subprocess.PIPE, text=True)
+    output, _ = owner.communicate(timeout=120)
+    assert owner.returncode == 0 and "ready" in output
+    assert _cgroups_of(owner.pid) == []
+
+
+def test_a_killed_owner_leaves_cgroups_that_the_next_start_reports_and_removes():
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, "wait"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout.readline().strip() == "ready"
+        left = _cgroups_of(owner.pid)  # while it lives, its session's cgroups exist and are not touched
+        assert left
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+    # The next e2beval start (this doctor) finds them stale (their owner is gone), says so, and removes them.
+    doctor = subprocess.run([_e2beval_cli(), "doctor"], capture_output=True, text=True, timeout=120).stdout
+    assert "stale" in doctor and all(path in doctor for path in left), doctor
+    assert all(not os.path.exists(path) for path in left)
+    assert _cgroups_of(owner.pid) == []
+    report = _doctor()["cgroups"]
+    assert set(report) >= {"parents", "stale", "removed", "kept"}
