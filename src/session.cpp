@@ -22,6 +22,7 @@ std::string string_field(const json::object& event, std::string_view key) {
     const auto kind = string_field(event, "kind");
     const auto message = string_field(event, "message");
     if (kind == "invalid" || kind == "unsupported" || kind == "not_found") throw input_error(message);
+    if (kind == "timeout") throw sandbox_error(message, errc::session_closed);  // the host killed the session
     throw io_error(message);
 }
 

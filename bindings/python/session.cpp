@@ -81,7 +81,9 @@ std::shared_ptr<Session> create_session(const std::string& options_json,
 
 // Sends a request; calls `on_event(json_text)` for each streamed event; returns the final event's JSON.
 // An exception raised by the callback stops further callbacks and is re-raised once the request ends.
-std::string call(Session& session, const std::string& request_json, const py::object& on_event) {
+// `request_timeout_s`: E2B's request_timeout (None: its default, 0: none); see Session::call.
+std::string call(Session& session, const std::string& request_json, const py::object& on_event,
+                 std::optional<double> request_timeout_s) {
     auto request = parse_object(request_json, "session request");
     std::optional<py::error_already_set> raised;
     SessionEventHandler handler;
@@ -96,10 +98,15 @@ std::string call(Session& session, const std::string& request_json, const py::ob
                 raised.emplace(std::move(failure));
             }
         };
+    std::optional<std::chrono::milliseconds> request_timeout;
+    if (request_timeout_s) {
+        if (!(*request_timeout_s >= 0)) throw input_error("request_timeout must be a number of seconds, 0 for none");
+        request_timeout = std::chrono::milliseconds(static_cast<long long>(std::min(*request_timeout_s, 3.0e7) * 1000.0));
+    }
     std::string final_event;
     {
         py::gil_scoped_release release;
-        final_event = to_json_text(session.call(std::move(request), handler));
+        final_event = to_json_text(session.call(std::move(request), handler, request_timeout));
     }
     if (raised) throw std::move(*raised);
     return final_event;
@@ -113,7 +120,8 @@ void bind_sessions(py::module_& m) {
     const auto release = py::call_guard<py::gil_scoped_release>();
     py::class_<Session, std::shared_ptr<Session>>(m, "Session")
         .def_property_readonly("id", &Session::id)
-        .def("call", &call, py::arg("request_json"), py::arg("on_event") = py::none())
+        .def("call", &call, py::arg("request_json"), py::arg("on_event") = py::none(),
+             py::arg("request_timeout_s") = py::none())
         .def("interrupt", &Session::interrupt, release)
         .def("alive", &Session::alive, release)
         .def("info", [](const Session& session) { return info_json(session.info()); }, release)

@@ -86,7 +86,14 @@ public:
     // calling `on_event` for every event before it. Throws sandbox_error (errc::session_closed) when the
     // session is gone (killed, timed out, or its sandbox died), input_error for a request that is not an
     // object with an "op". Failures of the request itself come back as a "failure" event, not an exception.
-    virtual SessionEvent call(boost::json::object request, const SessionEventHandler& on_event = {}) = 0;
+    //
+    // The host waits with a deadline of its own (E2B's rules: the request's "timeout" bounds run_code, a
+    // foreground command and command_wait; `request_timeout` every other request, default 60 s, 0 for none),
+    // whatever the sandbox does: past it, a sandbox that does not show it is alive has stalled, the session
+    // is killed and the call returns a "failure" event of kind "timeout". What a call may send the host is
+    // capped (docs/sessions.md); what is past a cap is dropped and a "stderr" event says so.
+    virtual SessionEvent call(boost::json::object request, const SessionEventHandler& on_event = {},
+                              std::optional<std::chrono::milliseconds> request_timeout = std::nullopt) = 0;
     // From another thread while a call streams: interrupts the running cell or command.
     virtual void interrupt() = 0;
 

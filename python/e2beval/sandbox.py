@@ -354,23 +354,33 @@ def _entry(data: dict) -> EntryInfo:
 
 
 class _Channel:
-    """One session's request channel: sends a request, turns a failure event into the matching exception."""
+    """One session's request channel: sends a request, turns a failure event into the matching exception.
 
-    def __init__(self, session: "_core.Session", sandbox_id: str):
+    Every call has a host-side deadline (Session::call): ``timeout`` in the request bounds run_code, a
+    foreground command and a wait; ``request_timeout`` (E2B's: per call, else the sandbox's, else 60 s; 0 for
+    none) bounds every other request. A sandbox that stalls past it is killed and TimeoutException raised."""
+
+    def __init__(self, session: "_core.Session", sandbox_id: str, request_timeout: Optional[float] = None):
         self._session = session
         self._sandbox_id = sandbox_id
+        self._request_timeout = request_timeout
 
-    def call(self, request: dict, on_event: Optional[Callable[[dict], None]] = None) -> dict:
+    def call(self, request: dict, on_event: Optional[Callable[[dict], None]] = None,
+             request_timeout: Optional[float] = None) -> dict:
         handler = None if on_event is None else (lambda text: on_event(json.loads(text)))
+        if request_timeout is None:
+            request_timeout = self._request_timeout
         try:
-            final = json.loads(self._session.call(json.dumps(request), handler))
-        except _core.SandboxError as error:
-            if not self._session.alive():
-                message = str(error)
-                if "timeout" in message:
-                    raise TimeoutException(message) from None
-                raise SandboxException(message) from None
+            final = json.loads(self._session.call(json.dumps(request), handler, request_timeout))
+        except _core.InputError:
             raise
+        except _core.Error as error:
+            # Whatever went wrong below the SDK (the session closed, the agent broke the protocol), the
+            # caller sees the SDK's exception types, as with E2B.
+            message = str(error)
+            if not self._session.alive() and "timeout" in message:
+                raise TimeoutException(message) from None
+            raise SandboxException(message) from None
         if final.get("type") == "failure":
             raise _failure_exception(final)
         return final
@@ -385,6 +395,8 @@ def _failure_exception(event: dict) -> SandboxException:
         return NotFoundException(message)
     if kind in ("invalid", "unsupported"):
         return InvalidArgumentException(message)
+    if kind == "timeout":  # the host gave up on a stalled sandbox (and killed it)
+        return TimeoutException(message)
     return SandboxException(message)
 
 
@@ -403,12 +415,13 @@ class CommandHandle:
         return _wait_for_command(self._channel, {"op": "command_wait", "pid": self.pid, "timeout": timeout},
                                  on_stdout, on_stderr)
 
-    def kill(self) -> bool:
-        return bool(self._channel.call({"op": "command_kill", "pid": self.pid}).get("killed"))
+    def kill(self, request_timeout: Optional[float] = None) -> bool:
+        return bool(self._channel.call({"op": "command_kill", "pid": self.pid}, request_timeout=request_timeout).get("killed"))
 
-    def send_stdin(self, data: Union[str, bytes]) -> None:
+    def send_stdin(self, data: Union[str, bytes], request_timeout: Optional[float] = None) -> None:
         text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
-        self._channel.call({"op": "command_send_stdin", "pid": self.pid, "data": _check_text(text, "stdin data")})
+        self._channel.call({"op": "command_send_stdin", "pid": self.pid, "data": _check_text(text, "stdin data")},
+                           request_timeout=request_timeout)
 
     def disconnect(self) -> None:
         """Stops following the command; it keeps running (as in e2b)."""
@@ -465,7 +478,7 @@ class Commands:
             "user": user,
         }
         if background:
-            reply = self._channel.call(request)
+            reply = self._channel.call(request, request_timeout=request_timeout)
             return CommandHandle(self._channel, int(reply["pid"]))
         return _wait_for_command(self._channel, request, on_stdout, on_stderr)
 
@@ -475,18 +488,18 @@ class Commands:
         return CommandHandle(self._channel, pid)
 
     def kill(self, pid: int, request_timeout: Optional[float] = None) -> bool:
-        return bool(self._channel.call({"op": "command_kill", "pid": pid}).get("killed"))
+        return bool(self._channel.call({"op": "command_kill", "pid": pid}, request_timeout=request_timeout).get("killed"))
 
     def list(self, request_timeout: Optional[float] = None) -> List[ProcessInfo]:
-        processes = self._channel.call({"op": "command_list"}).get("processes", [])
+        processes = self._channel.call({"op": "command_list"}, request_timeout=request_timeout).get("processes", [])
         return [ProcessInfo(pid=p["pid"], tag=None, cmd=p.get("cmd", ""), args=[], envs={}, cwd=p.get("cwd"))
                 for p in processes if p.get("running", True)]
 
     def send_stdin(self, pid: int, data: Union[str, bytes], request_timeout: Optional[float] = None) -> None:
-        CommandHandle(self._channel, pid).send_stdin(data)
+        CommandHandle(self._channel, pid).send_stdin(data, request_timeout)
 
     def close_stdin(self, pid: int, request_timeout: Optional[float] = None) -> None:
-        self._channel.call({"op": "command_close_stdin", "pid": pid})
+        self._channel.call({"op": "command_close_stdin", "pid": pid}, request_timeout=request_timeout)
 
 
 # --- files -------------------------------------------------------------------------------------------
@@ -498,9 +511,9 @@ class Filesystem:
     def __init__(self, channel: _Channel):
         self._channel = channel
 
-    def _call(self, request: dict) -> dict:
+    def _call(self, request: dict, request_timeout: Optional[float] = None) -> dict:
         try:
-            return self._channel.call(request)
+            return self._channel.call(request, request_timeout=request_timeout)
         except NotFoundException as error:
             raise FileNotFoundException(str(error)) from None
 
@@ -509,7 +522,7 @@ class Filesystem:
              stream_idle_timeout: Optional[float] = None):
         if format not in ("text", "bytes", "stream"):
             raise InvalidArgumentException(f"format must be 'text', 'bytes' or 'stream', not {format!r}")
-        data = base64.b64decode(self._call({"op": "files_read", "path": path})["data"])
+        data = base64.b64decode(self._call({"op": "files_read", "path": path}, request_timeout)["data"])
         if format == "bytes":
             return bytearray(data)
         if format == "stream":
@@ -528,7 +541,8 @@ class Filesystem:
             payload = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         else:
             payload = b"".join(bytes(chunk) for chunk in data)
-        entry = self._call({"op": "files_write", "path": path, "data": base64.b64encode(payload).decode("ascii")})["entry"]
+        entry = self._call({"op": "files_write", "path": path, "data": base64.b64encode(payload).decode("ascii")},
+                           request_timeout)["entry"]
         return WriteInfo(name=entry["name"], type=FileType.FILE, path=entry["path"])
 
     def write_files(self, files: List[Any], user: Optional[str] = None, request_timeout: Optional[float] = None,
@@ -538,30 +552,31 @@ class Filesystem:
         for item in files:
             path = item["path"] if isinstance(item, dict) else item.path
             data = item["data"] if isinstance(item, dict) else item.data
-            written.append(self.write(path, data))
+            written.append(self.write(path, data, request_timeout=request_timeout))
         return written
 
     def list(self, path: str, depth: Optional[int] = 1, user: Optional[str] = None,
              request_timeout: Optional[float] = None) -> List[EntryInfo]:
         if depth is not None and depth < 1:
             raise InvalidArgumentException("depth should be at least 1")
-        return [_entry(item) for item in self._call({"op": "files_list", "path": path, "depth": depth or 1})["entries"]]
+        return [_entry(item) for item in self._call({"op": "files_list", "path": path, "depth": depth or 1},
+                                                           request_timeout)["entries"]]
 
     def exists(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> bool:
-        return bool(self._call({"op": "files_exists", "path": path})["exists"])
+        return bool(self._call({"op": "files_exists", "path": path}, request_timeout)["exists"])
 
     def get_info(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> EntryInfo:
-        return _entry(self._call({"op": "files_info", "path": path})["entry"])
+        return _entry(self._call({"op": "files_info", "path": path}, request_timeout)["entry"])
 
     def remove(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> None:
-        self._call({"op": "files_remove", "path": path})
+        self._call({"op": "files_remove", "path": path}, request_timeout)
 
     def rename(self, old_path: str, new_path: str, user: Optional[str] = None,
                request_timeout: Optional[float] = None) -> EntryInfo:
-        return _entry(self._call({"op": "files_rename", "old_path": old_path, "new_path": new_path})["entry"])
+        return _entry(self._call({"op": "files_rename", "old_path": old_path, "new_path": new_path}, request_timeout)["entry"])
 
     def make_dir(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> bool:
-        return bool(self._call({"op": "files_make_dir", "path": path})["created"])
+        return bool(self._call({"op": "files_make_dir", "path": path}, request_timeout)["created"])
 
     def watch_dir(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None,
                   recursive: bool = False, include_entry: bool = False,
@@ -569,7 +584,7 @@ class Filesystem:
         """Watches ``path``; ``handle.get_new_events()`` returns what changed since the last call (or since the
         watch began). Changes are found by comparing listings, so a file created and removed between two calls
         is not reported, and several writes between two calls are one WRITE event."""
-        info = self.get_info(path)
+        info = self.get_info(path, request_timeout=request_timeout)
         if info.type != FileType.DIR:
             raise InvalidArgumentException(f"{path} is not a directory; watch_dir watches directories")
         return WatchHandle(self, info.path, recursive, include_entry)
@@ -658,8 +673,9 @@ class Sandbox:
                  python: Optional[str] = None, _session: Any = None, **ignored: Any):
         """Starts a sandbox. e2beval's own options: ``limits`` (memory_mb, max_processes, workspace_mb,
         file_size_bytes, open_files, output_bytes), ``isolation`` (seccomp, minimum_level) and ``python``
-        (the interpreter inside). E2B's connection options (api_key, domain, request_timeout, ...) are
-        accepted and ignored: nothing leaves this machine."""
+        (the interpreter inside). ``request_timeout`` (seconds, E2B's default 60, 0 for none) bounds each
+        request that ``timeout`` does not, as in E2B. E2B's other connection options (api_key, domain, ...)
+        are accepted and ignored: nothing leaves this machine."""
         if _session is None:
             isolation = dict(isolation or {})
             # Unlike E2B (whose default is True), the network stays off unless asked for explicitly.
@@ -672,7 +688,9 @@ class Sandbox:
         self._session = _session
         self.sandbox_id: str = _session.id
         self.template_id = template or self.default_template
-        self._channel = _Channel(_session, self.sandbox_id)
+        request_timeout = ignored.get("request_timeout")
+        self._channel = _Channel(_session, self.sandbox_id,
+                                 None if request_timeout is None else float(request_timeout))
         self.commands = Commands(self._channel)
         self.files = Filesystem(self._channel)
 
@@ -756,7 +774,8 @@ class Sandbox:
 
     def create_code_context(self, cwd: Optional[str] = None, language: Optional[str] = None,
                             request_timeout: Optional[float] = None) -> Context:
-        reply = self._channel.call({"op": "create_context", "language": language, "cwd": cwd})
+        reply = self._channel.call({"op": "create_context", "language": language, "cwd": cwd},
+                                   request_timeout=request_timeout)
         return Context.from_json(reply["context"])
 
     def list_code_contexts(self) -> List[Context]:

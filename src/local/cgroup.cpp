@@ -229,38 +229,96 @@ const CgroupSupport& cgroup_support() {
 
 namespace {
 
-// Cgroups left by an e2beval process that died without cleaning up (SIGKILL): its sandboxes died with it
-// (PR_SET_PDEATHSIG), so their cgroups are empty; remove them. Cgroups that still hold processes, or whose
-// creator is alive, are left alone.
-void remove_abandoned_cgroups(const std::string& parent) {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
-        const auto name = entry.path().filename().string();
-        if (name.rfind("e2beval-", 0) != 0 || name == "e2beval-supervisor") continue;
-        const auto dash = name.find('-', 8);
-        if (dash == std::string::npos) continue;
-        const auto pid = std::atoi(name.substr(8, dash - 8).c_str());
-        if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
-        ::rmdir(entry.path().c_str());  // fails (EBUSY) while processes remain in it: then it stays
-    }
+// The start time of process `pid` in clock ticks since boot (field 22 of /proc/<pid>/stat), 0 when it does
+// not exist. Together with the pid it names one process for good.
+unsigned long long process_start_time(pid_t pid) {
+    const auto stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+    const auto end_of_name = stat.rfind(')');  // the command name may hold spaces and parentheses
+    if (end_of_name == std::string::npos) return 0;
+    std::istringstream fields(stat.substr(end_of_name + 2));
+    std::string field;
+    for (int index = 3; index <= 22 && fields >> field; ++index)
+        if (index == 22) return std::strtoull(field.c_str(), nullptr, 10);
+    return 0;
 }
 
-void remove_abandoned_cgroups_once(const CgroupSupport& support) {
-    static std::once_flag once;
-    std::call_once(once, [&] {
-        if (support.version == CgroupSupport::Version::v2) remove_abandoned_cgroups(support.v2_parent);
-        for (const auto& [controller, parent] : support.v1_parents) remove_abandoned_cgroups(parent);
-    });
+// "e2beval-" for this process: its pid and start time.
+const std::string& own_cgroup_prefix() {
+    static const std::string prefix =
+        "e2beval-" + std::to_string(::getpid()) + "-" + std::to_string(process_start_time(::getpid())) + "-";
+    return prefix;
+}
+
+// The owner of a sandbox cgroup named e2beval-<pid>-<start>-<n> (or e2beval-<pid>-<n>), with whether it
+// is gone; nullopt for names that are not sandbox cgroups.
+std::optional<std::pair<pid_t, bool>> owner_of(const std::string& name) {
+    if (name.rfind("e2beval-", 0) != 0 || name == "e2beval-supervisor") return std::nullopt;
+    const auto parts = split(name.substr(8), '-');
+    if (parts.size() != 2 && parts.size() != 3) return std::nullopt;
+    for (const auto& part : parts)
+        if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    const auto pid = static_cast<pid_t>(std::atol(parts[0].c_str()));
+    if (pid <= 0) return std::nullopt;
+    const auto started = process_start_time(pid);
+    const bool gone = started == 0 || (parts.size() == 3 && std::to_string(started) != parts[1]);
+    return std::pair{pid, gone};
+}
+
+// Removes `directory` and any (empty) cgroups below it. False while a process is still in one (EBUSY), with
+// `why` set for any other failure.
+bool remove_cgroup_tree(const std::string& directory, std::string& why) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(directory, ec))
+        if (entry.is_directory(ec) && !remove_cgroup_tree(entry.path().string(), why)) return false;
+    if (::rmdir(directory.c_str()) == 0 || errno == ENOENT) return true;
+    why = errno == EBUSY ? "it still holds processes" : describe_syscall_failure("rmdir(" + directory + ")", errno);
+    return false;
+}
+
+CgroupSweep sweep(const CgroupSupport& support, std::chrono::milliseconds wait_for_dying) {
+    CgroupSweep result;
+    if (support.version == CgroupSupport::Version::v2) result.parents.push_back(support.v2_parent);
+    for (const auto& [controller, parent] : support.v1_parents) result.parents.push_back(parent);
+    for (const auto& parent : result.parents) {
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+            const auto owner = owner_of(entry.path().filename().string());
+            if (owner && owner->second && entry.is_directory(ec)) result.stale.push_back({entry.path().string(), owner->first});
+        }
+    }
+    // A sandbox whose owner was just killed dies a moment later (PR_SET_PDEATHSIG, then its pid namespace):
+    // its processes may get `wait_for_dying` to leave. Processes that stay are left alone, and so is their
+    // cgroup.
+    std::vector<std::string> pending;
+    for (const auto& stale : result.stale) pending.push_back(stale.path);
+    const auto give_up = std::chrono::steady_clock::now() + wait_for_dying;
+    std::map<std::string, std::string> why;
+    while (!pending.empty()) {
+        std::erase_if(pending, [&](const std::string& path) {
+            if (!remove_cgroup_tree(path, why[path])) return false;
+            result.removed.push_back(path);
+            return true;
+        });
+        if (pending.empty() || std::chrono::steady_clock::now() >= give_up) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    for (const auto& path : pending) result.kept.emplace_back(path, why[path]);
+    return result;
 }
 
 }  // namespace
 
+const CgroupSweep& sweep_stale_cgroups(std::chrono::milliseconds wait_for_dying) {
+    static const CgroupSweep result = sweep(cgroup_support(), wait_for_dying);
+    return result;
+}
+
 std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
     const auto& support = cgroup_support();
     if (support.version == CgroupSupport::Version::none) return std::nullopt;
-    remove_abandoned_cgroups_once(support);
+    sweep_stale_cgroups(std::chrono::milliseconds(0));  // what is still dying is for the next start
     static std::atomic<unsigned> counter{0};
-    const auto name = "e2beval-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    const auto name = own_cgroup_prefix() + std::to_string(counter++);
     SandboxCgroup cgroup;
     cgroup.version_ = support.version;
     const auto memory = std::to_string(limits.memory_bytes);

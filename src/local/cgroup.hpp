@@ -30,6 +30,25 @@ std::string_view to_string(CgroupSupport::Version version) noexcept;
 
 const CgroupSupport& cgroup_support();
 
+// Sandbox cgroups are named e2beval-<owner pid>-<owner start time>-<n>, so a cgroup whose owner process is
+// gone (a reused pid has another start time) is known to be stale: its sandboxes died with the owner
+// (PR_SET_PDEATHSIG) and nothing will remove it. Older builds named them e2beval-<pid>-<n>.
+struct StaleCgroup {
+    std::string path;
+    pid_t owner_pid = 0;
+};
+struct CgroupSweep {
+    std::vector<std::string> parents;  // where sandbox cgroups are created (one per v1 controller)
+    std::vector<StaleCgroup> stale;    // found with their owner gone
+    std::vector<std::string> removed;  // of those, removed
+    std::vector<std::pair<std::string, std::string>> kept;  // of those, left in place, and why
+};
+
+// Finds and removes the stale sandbox cgroups directly below this process's own cgroup (never anywhere
+// else, and never one that still holds a process after `wait_for_dying`). Runs once per process, when it
+// first creates a sandbox cgroup or when `e2beval doctor` asks; later calls return the first sweep's result.
+const CgroupSweep& sweep_stale_cgroups(std::chrono::milliseconds wait_for_dying);
+
 struct CgroupUsage {
     std::optional<std::uint64_t> peak_memory_bytes;
     std::optional<std::chrono::nanoseconds> cpu_time;

@@ -86,7 +86,28 @@ HostCheck seccomp_check() {
     return check;
 }
 
-HostCheck cgroup_check() {
+// The sweep of stale sandbox cgroups (their owner died without removing them), as the report says it.
+DoctorReport::StaleCgroups stale_cgroups() {
+    // Doctor is often run right after something went wrong: a just-killed owner's sandboxes get a second to die.
+    const auto& sweep = local::sweep_stale_cgroups(std::chrono::seconds(1));
+    DoctorReport::StaleCgroups report;
+    report.parents = sweep.parents;
+    for (const auto& stale : sweep.stale) report.stale.emplace_back(stale.path, static_cast<int>(stale.owner_pid));
+    report.removed = sweep.removed;
+    report.kept = sweep.kept;
+    return report;
+}
+
+std::string describe(const DoctorReport::StaleCgroups& cgroups) {
+    if (cgroups.stale.empty()) return "no stale sandbox cgroups";
+    std::string text = std::to_string(cgroups.stale.size()) + " stale sandbox cgroups (their e2beval process died " +
+                       "without removing them): removed " + std::to_string(cgroups.removed.size());
+    for (const auto& path : cgroups.removed) text += " " + path;
+    for (const auto& [path, why] : cgroups.kept) text += "; could not remove " + path + ": " + why;
+    return text;
+}
+
+HostCheck cgroup_check(const DoctorReport::StaleCgroups& cgroups) {
     const auto& support = local::cgroup_support();
     HostCheck check{"cgroups", support.version != local::CgroupSupport::Version::none, "", support.fix};
     if (support.version == local::CgroupSupport::Version::v2) {
@@ -98,6 +119,9 @@ HostCheck cgroup_check() {
         check.status = "none usable; limits fall back to rlimits";
     }
     for (const auto& note : support.notes) check.status += "; " + note;
+    if (support.version != local::CgroupSupport::Version::none) check.status += "; " + describe(cgroups);
+    if (!cgroups.kept.empty() && check.fix.empty())
+        check.fix = "remove the stale cgroups named above once their processes are gone (rmdir)";
     return check;
 }
 
@@ -132,7 +156,8 @@ std::string describe_node(const LocalSandboxOptions& options, LocalSandbox* sand
 
 DoctorReport diagnose_host(const LocalSandboxOptions& options) {
     DoctorReport report;
-    report.checks = {kernel_check(), user_namespace_check(), seccomp_check(), cgroup_check()};
+    report.cgroups = stale_cgroups();
+    report.checks = {kernel_check(), user_namespace_check(), seccomp_check(), cgroup_check(report.cgroups)};
     report.denied_syscalls = local::denied_syscall_names();
 
     HostCheck probe{"sandbox probe", false, "", ""};
@@ -193,6 +218,19 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
     return report;
 }
 
+namespace {
+
+boost::json::object cgroups_json(const DoctorReport::StaleCgroups& cgroups) {
+    boost::json::array parents, stale, removed, kept;
+    for (const auto& parent : cgroups.parents) parents.emplace_back(parent);
+    for (const auto& [path, owner] : cgroups.stale) stale.push_back(boost::json::object{{"path", path}, {"owner_pid", owner}});
+    for (const auto& path : cgroups.removed) removed.emplace_back(path);
+    for (const auto& [path, why] : cgroups.kept) kept.push_back(boost::json::object{{"path", path}, {"why", why}});
+    return {{"parents", std::move(parents)}, {"stale", std::move(stale)}, {"removed", std::move(removed)}, {"kept", std::move(kept)}};
+}
+
+}  // namespace
+
 boost::json::object to_json(const DoctorReport& report) {
     boost::json::array checks;
     for (const auto& check : report.checks)
@@ -206,7 +244,8 @@ boost::json::object to_json(const DoctorReport& report) {
             {"enforced", report.enforced_summary},
             {"interpreters", std::move(interpreters)},
             {"seccomp_denies", std::move(denied)},
-            {"python_problem", report.python_problem.empty() ? boost::json::value(nullptr) : boost::json::value(report.python_problem)}};
+            {"python_problem", report.python_problem.empty() ? boost::json::value(nullptr) : boost::json::value(report.python_problem)},
+            {"cgroups", cgroups_json(report.cgroups)}};
 }
 
 }  // namespace e2beval

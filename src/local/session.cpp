@@ -4,6 +4,7 @@
 // one-shot execution's (LocalSandbox::base_request); what differs is listed in session_request().
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <boost/json.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -29,6 +31,8 @@
 #include "local/rlimit.hpp"
 #include "local/seccomp.hpp"
 #include "local/session_agent.hpp"
+#include "local/session_caps.hpp"
+#include "local/session_deadline.hpp"
 #include "local/session_keeper.hpp"
 #include "local/supervisor.hpp"
 
@@ -81,8 +85,9 @@ void write_line(int fd, const std::string& line) {
 class LocalSession final : public Session, public local::KeptSession, public std::enable_shared_from_this<LocalSession> {
 public:
     LocalSession(std::string id, local::InteractiveSandbox sandbox, const SessionOptions& options)
-        : id_(std::move(id)), sandbox_(std::move(sandbox)), metadata_(options.metadata),
-          started_at_(std::chrono::system_clock::now()) {
+        : id_(std::move(id)), sandbox_(std::move(sandbox)), limits_(options.limits), metadata_(options.metadata),
+          started_at_(std::chrono::system_clock::now()), closed_wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+        if (!closed_wake_) throw sandbox_error(describe_syscall_failure("eventfd(session)", errno));
         end_at_ = started_at_ + options.timeout;
         ::fcntl(sandbox_.stderr_read.get(), F_SETFL, O_NONBLOCK);
     }
@@ -92,12 +97,14 @@ public:
     void wait_until_ready() {
         const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
         for (;;) {
-            if (auto line = next_line(deadline)) {
-                auto event = parse_event(*line);
-                if (event.contains("type") && event.at("type") == "ready") {
-                    ready_ = event;
+            if (auto line = next_line(deadline, local::kEventLineBytes); line.kind == AgentLine::Kind::line) {
+                auto event = local::parse_agent_event(line.text, local::kEventJsonDepth);
+                if (event && event->contains("type") && event->at("type") == "ready") {
+                    ready_ = std::move(*event);
                     return;
                 }
+                continue;
+            } else if (line.kind == AgentLine::Kind::too_long) {
                 continue;
             }
             std::string why = closed_reason_.empty() ? "did not start within 20 s" : closed_reason_;
@@ -122,7 +129,8 @@ public:
         return !closed_;
     }
 
-    SessionEvent call(json::object request, const SessionEventHandler& on_event) override {
+    SessionEvent call(json::object request, const SessionEventHandler& on_event,
+                      std::optional<std::chrono::milliseconds> request_timeout) override {
         if (!request.contains("op") || !request.at("op").is_string())
             throw input_error("a session request needs an \"op\" (see docs/session-protocol.md)");
         std::lock_guard call_lock(call_mutex_);
@@ -134,16 +142,55 @@ public:
             std::atomic<std::int64_t>& current;
             ~Clear() { current = 0; }
         } clear{current_request_};
+        const bool streams = local::streams_events(request);
+        const auto caps = local::call_caps(request, limits_);
+        local::CallIntake intake(caps);
+        local::CallDeadline deadline(local::operation_budget(request, request_timeout));
+        std::optional<std::int64_t> probe;
         send(json::serialize(request) + "\n");
         for (;;) {
-            auto line = next_line(std::chrono::steady_clock::time_point::max());
-            if (!line) throw closed_error();
-            auto event = parse_event(*line);
-            if (!event.contains("id") || !event.at("id").is_int64() || event.at("id").as_int64() != id) continue;
-            const auto type = event.contains("type") && event.at("type").is_string() ? std::string(event.at("type").as_string()) : "";
+            auto line = next_line(deadline.next(), caps.line_bytes);
+            if (line.kind == AgentLine::Kind::closed) throw closed_error();
+            if (line.kind == AgentLine::Kind::deadline) {
+                // The agent did not answer in time: ask whether it is alive at all (answered even while a
+                // request streams); if it does not say so, or takes past the grace, it has stalled.
+                if (deadline.start_probe()) {
+                    probe = ++next_request_id_;
+                    send(json::serialize(json::object{{"id", *probe}, {"op", "ping"}}) + "\n");
+                    continue;
+                }
+                return stalled(id, deadline);
+            }
+            if (line.kind == AgentLine::Kind::too_long) {
+                intake.dropped_long_line(line.bytes);
+                if (!streams) return failure(id, "too_large", "the sandbox's answer was longer than the " +
+                                                                 std::to_string(caps.line_bytes >> 20) +
+                                                                 " MiB the host accepts for it (docs/sessions.md)");
+                continue;
+            }
+            auto event = local::parse_agent_event(line.text, caps.json_depth);
+            if (!event) {
+                intake.dropped_malformed_line(line.text.size());
+                if (!streams)
+                    return failure(id, "protocol", "the sandbox's agent answered with a line that is not a JSON object: " +
+                                                       line.text.substr(0, 200));
+                continue;
+            }
+            const auto* event_id = event->if_contains("id");
+            if (!event_id || !event_id->is_int64()) continue;
+            if (probe && event_id->as_int64() == *probe) {
+                deadline.agent_alive();
+                continue;
+            }
+            if (event_id->as_int64() != id) continue;
+            const auto* type_field = event->if_contains("type");
+            const std::string_view type = type_field && type_field->is_string() ? std::string_view(type_field->as_string()) : "";
             const bool final = type == "end_of_execution" || type == "end" || type == "reply" || type == "failure";
-            if (final) return event;
-            if (on_event) on_event(event);
+            if (final) {
+                if (intake.dropped_anything() && on_event) on_event(intake.marker_event(id));
+                return std::move(*event);
+            }
+            if (intake.accept(type, line.text.size()) && on_event) on_event(*event);
         }
     }
 
@@ -181,6 +228,8 @@ public:
                    " s (extend it with set_timeout, or pass a longer timeout when creating it)");
     }
 
+    void end_with_owner() noexcept override { close_with("the process that owned it exited"); }
+
     const json::object& ready() const noexcept { return ready_; }
 
 private:
@@ -189,6 +238,8 @@ private:
         if (closed_) return;
         closed_ = true;
         closed_reason_ = reason;
+        const std::uint64_t one = 1;
+        [[maybe_unused]] const auto woken = ::write(closed_wake_.get(), &one, sizeof one);  // a call waiting in poll()
         // Ends every process of the session (its pid namespace) and removes its cgroup; the workspace is a
         // tmpfs of the sandbox's mount namespace and goes with it. Pipes stay open until destruction, so
         // a call() blocked on them sees the end and reports closed_reason_.
@@ -220,28 +271,54 @@ private:
         write_line(sandbox_.stdin_write.get(), line);
     }
 
-    // The next line from the agent, or nullopt when the agent is gone or `deadline` passed.
-    std::optional<std::string> next_line(std::chrono::steady_clock::time_point deadline) {
+    // What next_line() found.
+    struct AgentLine {
+        enum class Kind { line, too_long, closed, deadline };
+        Kind kind;
+        std::string text;       // Kind::line: the line, without its newline
+        std::size_t bytes = 0;  // Kind::too_long: how many bytes were discarded
+    };
+
+    // The next line from the agent. A line longer than `max_line_bytes` is read and discarded as it comes
+    // (never held whole) and reported as too_long; closed when the agent is gone or the session was closed,
+    // deadline when `deadline` passed first.
+    AgentLine next_line(std::chrono::steady_clock::time_point deadline, std::size_t max_line_bytes) {
         for (;;) {
             if (const auto newline = buffer_.find('\n', scanned_); newline != std::string::npos) {
+                if (discarding_) {
+                    const std::size_t bytes = discarded_ + newline;
+                    buffer_.erase(0, newline + 1);
+                    scanned_ = 0;
+                    discarding_ = false;
+                    discarded_ = 0;
+                    return {AgentLine::Kind::too_long, {}, bytes};
+                }
                 std::string line = buffer_.substr(0, newline);
                 buffer_.erase(0, newline + 1);
                 scanned_ = 0;
-                return line;
+                if (line.size() > max_line_bytes) return {AgentLine::Kind::too_long, {}, line.size()};
+                return {AgentLine::Kind::line, std::move(line)};
+            }
+            if (discarding_ || buffer_.size() > max_line_bytes) {
+                discarding_ = true;
+                discarded_ += buffer_.size();
+                buffer_.clear();
             }
             scanned_ = buffer_.size();
-            if (stdout_closed_) return std::nullopt;
-            pollfd fds[2] = {{sandbox_.stdout_read.get(), POLLIN, 0}, {sandbox_.stderr_read.get(), POLLIN, 0}};
+            if (stdout_closed_) return {AgentLine::Kind::closed, {}};
+            pollfd fds[3] = {{sandbox_.stdout_read.get(), POLLIN, 0},
+                             {closed_wake_.get(), POLLIN, 0},
+                             {sandbox_.stderr_read.get(), POLLIN, 0}};
             int wait_ms = -1;
             if (deadline != std::chrono::steady_clock::time_point::max()) {
-                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-                if (left.count() <= 0) return std::nullopt;
+                const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+                if (left.count() <= 0) return {AgentLine::Kind::deadline, {}};
                 wait_ms = static_cast<int>(std::min<std::int64_t>(left.count(), 60'000));
             }
-            const int ready = ::poll(fds, stderr_open_ ? 2 : 1, wait_ms);
+            const int ready = ::poll(fds, stderr_open_ ? 3 : 2, wait_ms);
             if (ready < 0 && errno == EINTR) continue;
             if (ready < 0) throw sandbox_error(describe_syscall_failure("poll(session pipes)", errno));
-            if (stderr_open_ && (fds[1].revents & (POLLIN | POLLHUP))) drain_stderr();
+            if (stderr_open_ && (fds[2].revents & (POLLIN | POLLHUP))) drain_stderr();
             if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
                 char chunk[65536];
                 const ssize_t n = ::read(sandbox_.stdout_read.get(), chunk, sizeof chunk);
@@ -251,8 +328,38 @@ private:
                     continue;
                 }
                 buffer_.append(chunk, static_cast<std::size_t>(n));
+                continue;
+            }
+            if (fds[1].revents & POLLIN) {
+                std::lock_guard lock(state_mutex_);
+                if (closed_) return {AgentLine::Kind::closed, {}};
             }
         }
+    }
+
+    // The agent neither answered by the deadline nor showed it is alive: it cannot be trusted to answer
+    // anything any more, so the session is killed; the caller gets the SDK's timeout.
+    SessionEvent stalled(std::int64_t id, const local::CallDeadline& deadline) {
+        const auto seconds = [](std::chrono::milliseconds duration) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%g s", static_cast<double>(duration.count()) / 1000.0);
+            return std::string(text);
+        };
+        const auto budget = deadline.budget() ? seconds(*deadline.budget()) : std::string("its limit");
+        const std::string why =
+            deadline.phase() == local::CallDeadline::Phase::alive
+                ? "its agent was still busy " + seconds(local::CallDeadline::kLiveAgentGrace) + " after the request's " +
+                      budget + " had passed"
+                : "its agent did not answer within the request's " + budget +
+                      " and did not answer a liveness check either (stalled: stopped, or kept from reading by the "
+                      "code it runs)";
+        close_with(why + "; the sandbox was killed");
+        return failure(id, "timeout", "Request timed out: " + why + ", so the host killed the sandbox (the "
+                                      "'timeout' or 'request_timeout' option gives a request more time)");
+    }
+
+    static SessionEvent failure(std::int64_t id, const std::string& kind, const std::string& message) {
+        return {{"id", id}, {"type", "failure"}, {"kind", kind}, {"message", message}};
     }
 
     void drain_stderr() {
@@ -274,16 +381,9 @@ private:
         return "; the agent's last words: " + stderr_tail_.substr(start);
     }
 
-    json::object parse_event(const std::string& line) {
-        boost::system::error_code ec;
-        auto value = json::parse(line, ec);
-        if (ec || !value.is_object())
-            throw sandbox_error("session " + id_ + ": the agent sent a line that is not a JSON object: " + line.substr(0, 200));
-        return std::move(value.as_object());
-    }
-
     const std::string id_;
     local::InteractiveSandbox sandbox_;
+    const Limits limits_;
     const std::map<std::string, std::string> metadata_;
     const std::chrono::system_clock::time_point started_at_;
     std::chrono::system_clock::time_point end_at_;
@@ -292,6 +392,7 @@ private:
     mutable std::mutex state_mutex_;  // closed_, closed_reason_, end_at_, sandbox_ (kill)
     bool closed_ = false;
     std::string closed_reason_;
+    const local::UniqueFd closed_wake_;  // readable once closed: wakes a call() waiting for the agent
 
     std::mutex call_mutex_;   // one request at a time
     std::mutex write_mutex_;  // requests and interrupts
@@ -301,6 +402,8 @@ private:
     // Owned by the thread holding call_mutex_ (and by wait_until_ready before the session is shared).
     std::string buffer_;
     std::size_t scanned_ = 0;
+    bool discarding_ = false;  // inside a line past the cap: its bytes are dropped up to its newline
+    std::size_t discarded_ = 0;
     bool stdout_closed_ = false;
     bool stderr_open_ = true;
     std::string stderr_tail_;

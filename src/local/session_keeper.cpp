@@ -2,6 +2,7 @@
 #include "local/session_keeper.hpp"
 
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <exception>
 #include <future>
@@ -63,6 +64,19 @@ struct SessionKeeper::State {
 
 SessionKeeper::SessionKeeper() : state_(std::make_shared<State>()) {
     std::thread([state = state_] { state->run(); }).detach();
+    // A script that just ends (no kill()) exits with its sessions alive. Their processes would die with the
+    // keeper thread (PR_SET_PDEATHSIG), but nothing would remove their cgroups: end them here instead.
+    // (A SIGKILLed owner runs nothing; the next e2beval start sweeps its cgroups, see cgroup.hpp.)
+    std::atexit([] { SessionKeeper::instance().end_all_sessions(); });
+}
+
+void SessionKeeper::end_all_sessions() noexcept {
+    std::map<std::string, State::Tracked> ending;
+    {
+        std::lock_guard lock(state_->mutex);
+        ending.swap(state_->tracked);
+    }
+    for (auto& [id, entry] : ending) entry.session->end_with_owner();
 }
 
 SessionKeeper& SessionKeeper::instance() {

@@ -1,6 +1,6 @@
 // The process-wide keeper of local sessions: one thread that starts every session's sandbox (so the
 // sandbox's init, which dies with the thread that cloned it, lives as long as the process) and kills
-// each session when its timeout passes, whether or not anybody is using it.
+// each session when its timeout passes, whether or not anybody is using it, or when the process exits.
 #pragma once
 
 #include <chrono>
@@ -20,6 +20,8 @@ public:
     virtual const std::string& keeper_id() const noexcept = 0;
     // Called on the keeper thread when the session's deadline has passed.
     virtual void expire() noexcept = 0;
+    // Called when the process exits (std::exit, the end of a script) with the session still alive.
+    virtual void end_with_owner() noexcept = 0;
 };
 
 class SessionKeeper {
@@ -36,6 +38,9 @@ public:
 
     // The live sessions.
     std::vector<std::shared_ptr<KeptSession>> sessions();
+
+    // Ends every live session (end_with_owner); registered with std::atexit.
+    void end_all_sessions() noexcept;
 
 private:
     SessionKeeper();

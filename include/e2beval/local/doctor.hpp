@@ -28,6 +28,15 @@ struct DoctorReport {
     // Why the Python the probe runs could not be used (missing, not executable, not a Python); empty when it
     // could. The probe then proves nothing about the host, so enforced_level stays unknown (nullopt).
     std::string python_problem;
+
+    // Sandbox cgroups left by e2beval processes that died without cleaning up (SIGKILL): doctor sweeps them
+    // (as the first sandbox of any e2beval process does) and reports what it found.
+    struct StaleCgroups {
+        std::vector<std::string> parents;                         // where sandbox cgroups live
+        std::vector<std::pair<std::string, int>> stale;           // (path, owner pid) whose owner is gone
+        std::vector<std::string> removed;                         // of those, removed by this sweep
+        std::vector<std::pair<std::string, std::string>> kept;    // of those, left in place, and why
+    } cgroups;
 };
 
 // Inspects the host and runs one probe program in a real sandbox.
