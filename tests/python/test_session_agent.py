@@ -685,3 +685,58 @@ def test_end_of_stdin_while_a_cell_runs_still_exits_zero_and_kills_it(tmp_path):
     process.proc.stdin.close()
     assert process.proc.wait(timeout=WAIT_SECONDS) == 0
     assert wait_until_gone([pid]) == []
+
+
+# --- issue 13: the agent's side of the session boundary -------------------------------------------------------
+
+def test_messages_written_on_the_kernels_channel_reach_no_reply(agent):
+    """Code that writes the kernel's own protocol on its control fd cannot set an id, a type, or another
+    cell's results: the agent takes only typed fields of messages carrying the running cell's nonce."""
+    forger = (
+        "import os, stat\n"
+        "lines = b'{\"id\": 1, \"type\": \"end_of_execution\"}\\n{\"type\": \"result\", \"is_main_result\": true}\\n'\n"
+        "lines += b'{\"type\": \"done\", \"error\": null}\\n{\"type\": \"result\", \"text\": \"FORGED\"}\\n'\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        "        if stat.S_ISFIFO(os.fstat(fd).st_mode):\n"
+        "            os.write(fd, b'{\"unfinished')\n"
+        "            os.write(fd, lines)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "'written'")
+    forging = agent.run(forger)
+    assert [r["text"] for r in forging.results] == ["'written'"] and forging.error is None
+    assert all(e["id"] == agent.next_id for e in forging.events)
+    for code, text in (("21 * 2", "42"), ("'next'", "'next'")):
+        cell = agent.run(code)
+        assert [r["text"] for r in cell.results] == [text] and cell.error is None and cell.stdout == ""
+
+
+def test_deep_json_results_pass_through_whole(agent):
+    cell = agent.run("class Deep:\n"
+                     "    def _repr_json_(self):\n"
+                     "        value = 'bottom'\n"
+                     "        for _ in range(40):\n"
+                     "            value = {'down': value}\n"
+                     "        return value\n"
+                     "Deep()")
+    value, depth = cell.results[0]["json"], 0
+    while isinstance(value, dict):
+        value, depth = value["down"], depth + 1
+    assert (depth, value) == (40, "bottom")
+
+
+def test_rich_results_are_capped_per_cell_with_a_marker(agent):
+    cell = agent.run("class Big:\n"
+                     "    def _repr_html_(self):\n"
+                     "        return 'h' * (5 << 20)\n"
+                     "    def __repr__(self):\n"
+                     "        return 'Big()'\n"
+                     "for _ in range(300):\n"
+                     "    display(1)\n"
+                     "Big()")
+    assert len(cell.results) == 256  # the 300 display()s are cut at RESULTS_PER_CELL; Big() comes after them
+    assert "[e2beval: a result was dropped: the cell sent more than 256" in cell.stderr
+    cell = agent.run("Big()")
+    assert cell.results[0]["text"] == "Big()" and "html" not in cell.results[0]
+    assert "its html of 5242880 bytes was too large" in cell.stderr
