@@ -1572,27 +1572,44 @@ class Agent:
             data = base64.b64decode(encoded, validate=True)
         except ValueError as exc:
             raise Failure("invalid", "\"data\" of files_write is not valid base64 (%s)" % exc)
+        # Written whole or not at all: into a new file beside the target, renamed over it once complete, so a
+        # write refused half-way (the file size limit, a full workspace) leaves the old file, or none.
+        target = os.path.realpath(path) if os.path.islink(path) else path  # a link is written through
         try:
-            parent = os.path.dirname(path)
+            parent = os.path.dirname(target)
             if not os.path.isdir(parent):
                 os.makedirs(parent, exist_ok=True)
-            # O_NONBLOCK: a FIFO planted at `path` must fail, not hang the agent.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+            try:
+                existing = os.stat(target)
+            except FileNotFoundError:
+                existing = None
+            if existing is not None and not stat.S_ISREG(existing.st_mode):
+                raise Failure("invalid", "files_write %s: not a regular file" % path)
+            staging = os.path.join(parent, ".e2beval-write-%s" % secrets.token_hex(8))
+            fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except FileExistsError:
             raise Failure("invalid", "files_write %s: a parent of it is a file, not a directory" % path)
         except OSError as exc:
+            if exc.errno == errno.ENOENT and os.path.isdir(parent):  # a directory that takes no new files: /proc
+                raise Failure("io", "files_write %s: no file can be created in %s; only %s (the workspace) and "
+                              "/dev/shm are writable" % (path, parent, self.home))
             raise self.os_failure("files_write", path, exc)
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise Failure("invalid", "files_write %s: not a regular file" % path)
-            os.set_blocking(fd, True)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            try:
+                if existing is not None:
+                    os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+            os.rename(staging, target)
         except OSError as exc:
+            try:
+                os.unlink(staging)
+            except OSError:
+                pass
             raise self.os_failure("files_write", path, exc)
-        finally:
-            os.close(fd)
         self.reply(request_id, entry=self.entry_info(path))
 
     def op_files_read(self, request_id, request):
@@ -1668,7 +1685,12 @@ class Agent:
     def op_files_info(self, request_id, request):
         path = self.path_field(request)
         try:
-            self.reply(request_id, entry=self.entry_info(path))
+            entry = self.entry_info(path)
+            if entry["type"] == "symlink" and os.path.isdir(path):
+                # A link to a directory (E2B's /home/user is one, to the workspace) is used as that directory:
+                # watch_dir and the like take it; symlink_target still says what it is.
+                entry["type"] = "dir"
+            self.reply(request_id, entry=entry)
         except OSError as exc:
             raise self.os_failure("files_info", path, exc)
 

@@ -689,6 +689,35 @@ def test_end_of_stdin_while_a_cell_runs_still_exits_zero_and_kills_it(tmp_path):
 
 # --- issue 13: the agent's side of the session boundary -------------------------------------------------------
 
+def test_a_files_write_refused_half_way_leaves_the_old_file_or_none(tmp_path):
+    """RLIMIT_FSIZE (the session's file size limit) refuses the write after 4 kB: nothing partial stays."""
+    import resource
+
+    def limit_file_size():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    agent = AgentProcess(tmp_path, preexec_fn=limit_file_size)
+    try:
+        big = base64.b64encode(b"z" * 10000).decode()
+        refused = agent.call("files_write", path="new.bin", data=big)[-1]
+        assert refused["type"] == "failure" and refused["kind"] == "io", refused
+        assert not (agent.home / "new.bin").exists()
+        assert agent.call("files_write", path="old.txt", data=base64.b64encode(b"old").decode())[-1]["type"] == "reply"
+        assert agent.call("files_write", path="old.txt", data=big)[-1]["type"] == "failure"
+        assert (agent.home / "old.txt").read_bytes() == b"old"
+        assert sorted(p.name for p in agent.home.iterdir()) == ["old.txt"]  # no staging file left either
+    finally:
+        agent.close()
+
+
+def test_files_info_takes_a_link_to_a_directory_as_that_directory(agent):
+    (agent.home / "real").mkdir()
+    os.symlink(str(agent.home / "real"), str(agent.home / "linked"))
+    entry = agent.call("files_info", path="linked")[-1]["entry"]
+    assert entry["type"] == "dir" and entry["symlink_target"] == str(agent.home / "real")
+
+
 def test_messages_written_on_the_kernels_channel_reach_no_reply(agent):
     """Code that writes the kernel's own protocol on its control fd cannot set an id, a type, or another
     cell's results: the agent takes only typed fields of messages carrying the running cell's nonce."""

@@ -172,3 +172,12 @@ def test_a_flood_of_rich_results_is_capped_with_a_marker():
     assert found["big"] == ["B()", True]
     assert "its html of 5242880 bytes was too large" in found["big_stderr"]
 
+
+def test_the_home_link_can_be_watched():
+    found = run_scenario("""
+        handle = box.files.watch_dir("/home/user")
+        box.files.write("/home/user/new.txt", "hello")
+        events = [(event.name, event.type.value) for event in handle.get_new_events()]
+        report(events=events)
+    """)
+    assert ["new.txt", "create"] in found["events"]
