@@ -268,10 +268,11 @@ serve(int(sys.argv[1]), int(sys.argv[2]))
 '''
 
 # ---------------------------------------------------------------------------------------------------------------
-# The JavaScript kernel, run as `node --expose-internals -e JS_KERNEL <in fd> <out fd>`. Cells run with
+# The JavaScript kernel, run as `node -e JS_KERNEL <in fd> <out fd>`. Cells run with
 # vm.Script.runInThisContext, so they share node's main context (top-level let/const/var/functions persist, and
-# values are of the same realm as require()'d modules'). --expose-internals gives the REPL's own rewriter for
-# top-level await, which also keeps `let x = await ...` declarations alive across cells.
+# values are of the same realm as require()'d modules'). A cell with top-level await goes through the public
+# eval of node's REPL (repl.start with useGlobal), whose rewriter keeps `let x = await ...` declarations alive
+# across cells; node's internals stay unexposed (no --expose-internals: the cells could reach them too).
 JS_KERNEL = r'''
 'use strict';
 (function kernel() {  // a function scope: none of the kernel's names may collide with the cells' globals
@@ -287,8 +288,28 @@ JS_KERNEL = r'''
   const parse = JSON.parse;
   const inspect = util.inspect;
   const TEXT_CAP = 1 << 20;
-  let processTopLevelAwait = null;
-  try { processTopLevelAwait = require('internal/repl/await').processTopLevelAwait; } catch (_) { }
+  // Top-level await: the REPL server's eval, on streams nobody writes. Starting it defines globals (the
+  // built-in modules, _, _error, module, require): the cells' global scope must not change, so they go.
+  const repl = require('repl');
+  const { PassThrough } = require('stream');
+  const globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+  const awaitRepl = repl.start({ input: new PassThrough(), output: new PassThrough(), terminal: false,
+                                 useGlobal: true, prompt: '' });
+  for (const name of Object.getOwnPropertyNames(globalThis)) if (!globalsBefore.has(name)) delete globalThis[name];
+  // A rejected cell reaches the REPL's domain, not the eval's callback: it is this cell's error. Errors of
+  // callbacks an earlier such cell left behind are reported as the uncaught errors they are.
+  let awaitDone = null;
+  awaitRepl._domain.removeAllListeners('error');
+  awaitRepl._domain.on('error', (error) => {
+    if (awaitDone !== null) awaitDone(error);
+    else process.emit('uncaughtException', error);
+  });
+  function evalWithAwait(code, filename) {
+    return new Promise((resolve, reject) => {
+      awaitDone = (error, value) => { awaitDone = null; if (error) reject(error); else resolve(value); };
+      awaitRepl.eval(code, globalThis, filename, (error, value) => { if (awaitDone !== null) awaitDone(error, value); });
+    });
+  }
   // import() in cells uses node's own loader; node 20 flags that option as experimental on every use, a
   // warning about the kernel that the cells' authors should not see.
   const dynamicImport = vm.constants ? vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER : undefined;
@@ -353,7 +374,7 @@ JS_KERNEL = r'''
   function cleanStack(stack) {
     const kept = [];
     for (const line of stack.split('\n')) {
-      if (/^\s+at /.test(line) && /node:vm|\[eval\]/.test(line)) break;
+      if (/^\s+at /.test(line) && /node:vm|node:repl|\[eval\]/.test(line)) break;
       kept.push(line);
     }
     while (kept.length > 0 && /^\s+at .*node:internal\/process\/task_queues/.test(kept[kept.length - 1])) kept.pop();
@@ -381,23 +402,24 @@ JS_KERNEL = r'''
     for (const name of Object.keys(envs)) { saved[name] = process.env[name]; process.env[name] = envs[name]; }
     let error = null, interrupted = false, timedOut = false;
     try {
-      let code = String(request.code);
-      let wrapped = false;
-      if (processTopLevelAwait !== null && code.includes('await')) {
-        try {
-          const rewritten = processTopLevelAwait(code);
-          if (rewritten !== null) { code = rewritten; wrapped = true; }
-        } catch (_) { }  // not parseable: running it as it is gives the SyntaxError
-      }
+      const code = String(request.code);
       const scriptOptions = { filename: `<cell ${request.count}>` };
       if (dynamicImport !== undefined) scriptOptions.importModuleDynamically = dynamicImport;
-      const script = new vm.Script(code, scriptOptions);
-      const runOptions = { breakOnSigint: true };
-      if (request.timeout > 0) runOptions.timeout = Math.max(1, Math.ceil(request.timeout * 1000));
-      let value = script.runInThisContext(runOptions);
-      if (wrapped) {
-        const outcome = await untilInterrupted(value);
-        value = outcome === undefined || outcome === null ? undefined : outcome.value;
+      let script = null, syntaxError = null;
+      try { script = new vm.Script(code, scriptOptions); } catch (thrown) { syntaxError = thrown; }
+      let value;
+      if (script !== null) {
+        const runOptions = { breakOnSigint: true };
+        if (request.timeout > 0) runOptions.timeout = Math.max(1, Math.ceil(request.timeout * 1000));
+        value = script.runInThisContext(runOptions);
+      } else if (code.includes('await')) {  // not a script: a cell with top-level await, or a real SyntaxError
+        try {
+          value = await untilInterrupted(evalWithAwait(code, scriptOptions.filename));
+        } catch (thrown) {
+          throw thrown instanceof repl.Recoverable ? syntaxError : thrown;  // unfinished input: a SyntaxError
+        }
+      } else {
+        throw syntaxError;
       }
       if (value !== undefined) send({ type: 'result', is_main_result: true, text: show(value) });
     } catch (thrown) {
@@ -783,7 +805,7 @@ class Context:
         if self.language == "python":
             argv = [sys.executable, "-I", "-B", "-X", "utf8", "-c", PYTHON_KERNEL, *fds]
         else:
-            argv = [self.agent.node, "--expose-internals", "-e", JS_KERNEL, *fds]
+            argv = [self.agent.node, "-e", JS_KERNEL, *fds]
         try:
             self.child = ChildProcess(self.agent, argv, cwd=self.cwd, env=self.agent.child_env(None),
                                       stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,

@@ -769,3 +769,20 @@ def test_rich_results_are_capped_per_cell_with_a_marker(agent):
     cell = agent.run("Big()")
     assert cell.results[0]["text"] == "Big()" and "html" not in cell.results[0]
     assert "its html of 5242880 bytes was too large" in cell.stderr
+
+
+@needs_node
+def test_the_javascript_kernel_exposes_no_node_internals(agent):
+    cell = agent.run("let internals; try { require('internal/repl/await'); internals = 'reachable' } "
+                     "catch (error) { internals = error.code }\n"
+                     "[process.execArgv.includes('--expose-internals'), internals, typeof _, typeof _error]",
+                     language="js")
+    # and the REPL the kernel uses for top-level await leaves no globals of its own (_, _error)
+    assert cell.text == "[ false, 'MODULE_NOT_FOUND', 'undefined', 'undefined' ]", cell.events
+    awaited = agent.run("let later = await Promise.resolve(20); later + 1", language="js")
+    assert awaited.text == "21"
+    assert agent.run("later * 2", language="js").text == "40"
+    rejected = agent.run("await Promise.reject(new RangeError('no'))", language="js")
+    assert rejected.error["name"] == "RangeError" and rejected.error["value"] == "no"
+    broken = agent.run("await (", language="js")
+    assert broken.error["name"] == "SyntaxError"
