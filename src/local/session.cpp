@@ -363,10 +363,11 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     }
     // The privilege boundary inside the session (docs/sessions.md, "Trust boundary"): the agent is started
     // like the warm pool's zygote — CAP_SYS_ADMIN and CAP_SETPCAP inside the sandbox's user namespace only,
-    // no seccomp filter, no rlimits of its own — and runs no user code itself. Every kernel and command it
-    // starts is pid 1 of a new pid namespace with its own /proc, and applies these rlimits and this seccomp
-    // filter (dropping every capability, no_new_privs) with the compiled steps before it execs. The steps
-    // library is written into the workspace for the agent to load; it deletes it (and its own file) at once.
+    // no seccomp filter — and runs no user code itself. Every kernel and command it starts is pid 1 of a new
+    // pid namespace with its own /proc, and applies these rlimits and this seccomp filter (dropping every
+    // capability, no_new_privs) with the compiled steps before it execs; the agent takes the rlimits too.
+    // The steps library is written into the workspace for the agent to load; it deletes it (and its own
+    // file) at once.
     const auto& seccomp = session_seccomp(options.isolation.seccomp, options.isolation.network);
     const auto hex = [](std::string_view bytes) {
         static constexpr char kDigits[] = "0123456789abcdef";
