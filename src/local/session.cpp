@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json.hpp>
 #include <cerrno>
@@ -35,6 +36,8 @@
 #include "local/session_deadline.hpp"
 #include "local/session_keeper.hpp"
 #include "local/supervisor.hpp"
+#include "local/warm_protocol.hpp"
+#include "local/warm_steps_library.hpp"
 
 namespace e2beval {
 
@@ -43,6 +46,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char* kAgentPath = "/tmp/.e2beval-agent.py";
+constexpr const char* kAgentStepsPath = "/tmp/.e2beval-agent-steps.so";  // the compiled steps the agent loads
 constexpr const char* kHome = "/home/user";  // E2B's user and working directory; a link to the workspace
 constexpr auto kStartTimeout = std::chrono::seconds(20);
 constexpr std::size_t kStderrTail = 8192;
@@ -460,8 +464,34 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
         if (limit.resource == RLIMIT_CPU) limit.soft = limit.hard = RLIM_INFINITY;
         if (limit.resource == RLIMIT_AS && cgroup) limit.soft = limit.hard = RLIM_INFINITY;
     }
+    // The privilege boundary inside the session (docs/sessions.md, "Trust boundary"): the agent is started
+    // like the warm pool's zygote — CAP_SYS_ADMIN and CAP_SETPCAP inside the sandbox's user namespace only,
+    // no seccomp filter — and runs no user code itself. Every kernel and command it starts is pid 1 of a new
+    // pid namespace with its own /proc, and applies these rlimits and this seccomp filter (dropping every
+    // capability, no_new_privs) with the compiled steps before it execs; the agent takes the rlimits too.
+    // The steps library is written into the workspace for the agent to load; it deletes it (and its own
+    // file) at once.
     const auto& seccomp = session_seccomp(options.isolation.seccomp, options.isolation.network);
-    plan.seccomp_filter = seccomp.instructions;
+    const auto hex = [](std::string_view bytes) {
+        static constexpr char kDigits[] = "0123456789abcdef";
+        std::string text;
+        for (const unsigned char byte : bytes) text += {kDigits[byte >> 4], kDigits[byte & 15]};
+        return text;
+    };
+    plan.zygote = true;
+    local::WarmSettings child_settings;
+    child_settings.seccomp_filter = seccomp.instructions;
+    local::WarmSteps child_limits;
+    child_limits.rlimits = plan.rlimits;
+    plan.environment.push_back("E2BEVAL_AGENT_SECCOMP=" + hex(local::encode_warm_settings(child_settings)));
+    plan.environment.push_back("E2BEVAL_AGENT_LIMITS=" + hex(local::encode_warm_steps(child_limits)));
+    plan.environment.push_back(std::string("E2BEVAL_AGENT_STEPS=") + kAgentStepsPath);
+    auto enter_root = std::find_if(plan.mount_steps.begin(), plan.mount_steps.end(),
+                                   [](const local::MountStep& step) { return step.kind == local::MountStep::Kind::enter_root; });
+    if (enter_root == plan.mount_steps.end()) throw sandbox_error("the session's root filesystem has no pivot step");
+    plan.mount_steps.insert(enter_root, local::MountStep{local::MountStep::Kind::file, {}, enter_root->target + kAgentStepsPath,
+                                                         std::string(local::warm_steps_library()), 0600});
+    plan.seccomp_filter.clear();
     plan.seccomp_reports_denials = false;
     plan.finalize();
     request.limits.cpu_time = std::chrono::milliseconds(0);

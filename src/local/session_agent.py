@@ -9,6 +9,7 @@
 import base64
 import codecs
 import collections
+import ctypes
 import datetime
 import errno
 import grp
@@ -33,6 +34,16 @@ INTERRUPT_GRACE_SECONDS = 2.0  # after SIGINT, how long a kernel gets before it 
 JS_SIGINT_DELAY_SECONDS = 0.5  # JS: node's own vm timeout ends synchronous code first; SIGINT is the backstop
 DEFAULT_COMMAND_TIMEOUT_SECONDS = 60.0  # E2B's default
 STREAMS = ("stdout", "stderr")
+# What a cell may send the host besides its output streams: rich results (display(), the last expression),
+# each checked and capped here, whatever the kernel (or code writing on its channel) sent. Excess is dropped
+# with RESULT_DROPPED_MARKER on the cell's stderr (docs/sessions.md quotes these caps).
+RESULTS_PER_CELL = 256
+RESULTS_BYTES_PER_CELL = 16 << 20
+RESULT_FIELD_CAP_BYTES = 4 << 20  # each field of a result (text, html, png, ...)
+RESULT_TEXT_FIELDS = ("text", "html", "markdown", "svg", "png", "jpeg", "latex", "javascript")
+RESULT_DROPPED_MARKER = "[e2beval: %s; the limits per cell are %d results, %d MiB of results and %d MiB per field]\n"
+ERROR_FIELD_CAP_BYTES = 1 << 20  # name, value and traceback of a cell's error
+CONTROL_LINE_CAP_BYTES = 64 << 20  # a longer line from a kernel's channel is no message of the kernel's
 LANGUAGES = {"python": "python", "py": "python", "python3": "python", "javascript": "javascript", "js": "javascript"}
 FAILURE_KINDS = ("invalid", "not_found", "io", "unsupported", "internal")
 
@@ -72,7 +83,9 @@ def serve(control_in_fd, control_out_fd):
     main_module.__builtins__ = builtins
     sys.modules["__main__"] = main_module
     namespace = main_module.__dict__
-    state = {"running": False, "sending": False, "deferred": False, "loop": None}
+    # "cell": the nonce of the cell being run, which every message carries; the agent takes a message only
+    # for the cell whose nonce it has, so nothing written on this channel reaches another cell's results.
+    state = {"running": False, "sending": False, "deferred": False, "loop": None, "cell": ""}
     send_lock = _thread.allocate_lock()  # display() from a cell's thread must not interleave with the kernel
     main_thread = _thread.get_ident()
 
@@ -99,7 +112,10 @@ def serve(control_in_fd, control_out_fd):
         # Output written before this message must reach the agent first: it drains the output pipes on
         # every message, so flushing here keeps the order.
         flush_streams()
-        data = (json.dumps(message) + "\n").encode()
+        message["cell"] = state["cell"]
+        # A leading newline ends whatever partial line the cell's code may have written on this channel, so
+        # this message is read whole.
+        data = ("\n" + json.dumps(message) + "\n").encode()
         on_main = _thread.get_ident() == main_thread
         with send_lock:
             state["sending"] = on_main
@@ -220,6 +236,7 @@ def serve(control_in_fd, control_out_fd):
             source = str(request["code"])
             filename = "<cell %d>" % int(request["count"])
             envs = dict(request.get("envs") or {})
+            state["cell"] = str(request["cell"])
         except Exception:
             continue
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -251,10 +268,11 @@ serve(int(sys.argv[1]), int(sys.argv[2]))
 '''
 
 # ---------------------------------------------------------------------------------------------------------------
-# The JavaScript kernel, run as `node --expose-internals -e JS_KERNEL <in fd> <out fd>`. Cells run with
+# The JavaScript kernel, run as `node -e JS_KERNEL <in fd> <out fd>`. Cells run with
 # vm.Script.runInThisContext, so they share node's main context (top-level let/const/var/functions persist, and
-# values are of the same realm as require()'d modules'). --expose-internals gives the REPL's own rewriter for
-# top-level await, which also keeps `let x = await ...` declarations alive across cells.
+# values are of the same realm as require()'d modules'). A cell with top-level await goes through the public
+# eval of node's REPL (repl.start with useGlobal), whose rewriter keeps `let x = await ...` declarations alive
+# across cells; node's internals stay unexposed (no --expose-internals: the cells could reach them too).
 JS_KERNEL = r'''
 'use strict';
 (function kernel() {  // a function scope: none of the kernel's names may collide with the cells' globals
@@ -270,8 +288,28 @@ JS_KERNEL = r'''
   const parse = JSON.parse;
   const inspect = util.inspect;
   const TEXT_CAP = 1 << 20;
-  let processTopLevelAwait = null;
-  try { processTopLevelAwait = require('internal/repl/await').processTopLevelAwait; } catch (_) { }
+  // Top-level await: the REPL server's eval, on streams nobody writes. Starting it defines globals (the
+  // built-in modules, _, _error, module, require): the cells' global scope must not change, so they go.
+  const repl = require('repl');
+  const { PassThrough } = require('stream');
+  const globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+  const awaitRepl = repl.start({ input: new PassThrough(), output: new PassThrough(), terminal: false,
+                                 useGlobal: true, prompt: '' });
+  for (const name of Object.getOwnPropertyNames(globalThis)) if (!globalsBefore.has(name)) delete globalThis[name];
+  // A rejected cell reaches the REPL's domain, not the eval's callback: it is this cell's error. Errors of
+  // callbacks an earlier such cell left behind are reported as the uncaught errors they are.
+  let awaitDone = null;
+  awaitRepl._domain.removeAllListeners('error');
+  awaitRepl._domain.on('error', (error) => {
+    if (awaitDone !== null) awaitDone(error);
+    else process.emit('uncaughtException', error);
+  });
+  function evalWithAwait(code, filename) {
+    return new Promise((resolve, reject) => {
+      awaitDone = (error, value) => { awaitDone = null; if (error) reject(error); else resolve(value); };
+      awaitRepl.eval(code, globalThis, filename, (error, value) => { if (awaitDone !== null) awaitDone(error, value); });
+    });
+  }
   // import() in cells uses node's own loader; node 20 flags that option as experimental on every use, a
   // warning about the kernel that the cells' authors should not see.
   const dynamicImport = vm.constants ? vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER : undefined;
@@ -283,8 +321,13 @@ JS_KERNEL = r'''
   process.argv.splice(1);
   globalThis.require = Module.createRequire(path.join(process.cwd(), '[cell]'));
 
+  // The nonce of the cell being run: every message carries it, and the agent takes a message only for the
+  // cell whose nonce it has, so nothing written on this channel reaches another cell's results.
+  let currentCell = '';
   function send(message) {
-    const data = Buffer.from(stringify(message) + '\n', 'utf8');
+    message.cell = currentCell;
+    // A leading newline ends whatever partial line the cell's code may have written on this channel.
+    const data = Buffer.from('\n' + stringify(message) + '\n', 'utf8');
     let offset = 0;
     while (offset < data.length) {
       try {
@@ -331,7 +374,7 @@ JS_KERNEL = r'''
   function cleanStack(stack) {
     const kept = [];
     for (const line of stack.split('\n')) {
-      if (/^\s+at /.test(line) && /node:vm|\[eval\]/.test(line)) break;
+      if (/^\s+at /.test(line) && /node:vm|node:repl|\[eval\]/.test(line)) break;
       kept.push(line);
     }
     while (kept.length > 0 && /^\s+at .*node:internal\/process\/task_queues/.test(kept[kept.length - 1])) kept.pop();
@@ -353,28 +396,30 @@ JS_KERNEL = r'''
   }
 
   async function runCell(request) {
+    currentCell = String(request.cell);
     const envs = request.envs || {};
     const saved = {};
     for (const name of Object.keys(envs)) { saved[name] = process.env[name]; process.env[name] = envs[name]; }
     let error = null, interrupted = false, timedOut = false;
     try {
-      let code = String(request.code);
-      let wrapped = false;
-      if (processTopLevelAwait !== null && code.includes('await')) {
-        try {
-          const rewritten = processTopLevelAwait(code);
-          if (rewritten !== null) { code = rewritten; wrapped = true; }
-        } catch (_) { }  // not parseable: running it as it is gives the SyntaxError
-      }
+      const code = String(request.code);
       const scriptOptions = { filename: `<cell ${request.count}>` };
       if (dynamicImport !== undefined) scriptOptions.importModuleDynamically = dynamicImport;
-      const script = new vm.Script(code, scriptOptions);
-      const runOptions = { breakOnSigint: true };
-      if (request.timeout > 0) runOptions.timeout = Math.max(1, Math.ceil(request.timeout * 1000));
-      let value = script.runInThisContext(runOptions);
-      if (wrapped) {
-        const outcome = await untilInterrupted(value);
-        value = outcome === undefined || outcome === null ? undefined : outcome.value;
+      let script = null, syntaxError = null;
+      try { script = new vm.Script(code, scriptOptions); } catch (thrown) { syntaxError = thrown; }
+      let value;
+      if (script !== null) {
+        const runOptions = { breakOnSigint: true };
+        if (request.timeout > 0) runOptions.timeout = Math.max(1, Math.ceil(request.timeout * 1000));
+        value = script.runInThisContext(runOptions);
+      } else if (code.includes('await')) {  // not a script: a cell with top-level await, or a real SyntaxError
+        try {
+          value = await untilInterrupted(evalWithAwait(code, scriptOptions.filename));
+        } catch (thrown) {
+          throw thrown instanceof repl.Recoverable ? syntaxError : thrown;  // unfinished input: a SyntaxError
+        }
+      } else {
+        throw syntaxError;
       }
       if (value !== undefined) send({ type: 'result', is_main_result: true, text: show(value) });
     } catch (thrown) {
@@ -445,12 +490,14 @@ def write_all(fd, data):
 
 
 def kill_group(pid):
-    """SIGKILL a process group started with start_new_session: its id is the leader's pid, and the leader, a
-    session leader, cannot leave it."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass  # nobody left in it
+    """SIGKILL a child and its process group. A contained child is the init of its own pid namespace: SIGKILL
+    to it ends every process in that namespace. On a host run (no isolation) the child leads a process group
+    started with start_new_session, whose id is its pid."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass  # nobody left
 
 
 def exit_status(returncode):
@@ -466,6 +513,134 @@ def exit_status(returncode):
     if returncode != 0:
         return returncode, "exit status %d" % returncode
     return 0, None
+
+
+def checked_outcome(message):
+    """A kernel's "done" message reduced to what the agent uses, each field of its type (whatever else it
+    held is dropped): {"error": None or {name, value, traceback}, "interrupted": bool, "timed_out": bool}."""
+    error = message.get("error")
+    if isinstance(error, dict):
+        error = {key: str(error.get(key) or "")[:ERROR_FIELD_CAP_BYTES] for key in ("name", "value", "traceback")}
+        error["name"] = error["name"] or "Error"
+    elif error is not None:
+        error = {"name": "Error", "value": "the kernel reported an error it could not describe", "traceback": ""}
+    return {"error": error, "interrupted": message.get("interrupted") is True,
+            "timed_out": message.get("timed_out") is True}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+class Isolation:
+    """The privilege boundary inside the session (docs/sessions.md, "Trust boundary"). The agent keeps
+    CAP_SYS_ADMIN and CAP_SETPCAP inside the sandbox's user namespace and never runs user code itself: every
+    kernel and command is pid 1 of a new pid namespace with its own /proc (so it sees no agent, no other
+    command, no other kernel), and before it execs, the compiled steps (src/local/warm_steps.cpp, the library
+    the host wrote at $E2BEVAL_AGENT_STEPS) make it a reaping init plus the program, which sets the rlimits,
+    drops every capability, sets no_new_privs and installs the session's seccomp filter. Nothing about those
+    steps is written here; this class only calls them.
+
+    Without $E2BEVAL_AGENT_STEPS the agent runs its children plainly: that is only how its protocol tests run
+    it on a host (tests/python/test_session_agent.py); a session's sandbox always sets it, and a library that
+    is set but does not load ends the agent rather than run code without the boundary."""
+
+    def __init__(self):
+        path = os.environ.get("E2BEVAL_AGENT_STEPS")
+        self.steps = None
+        if not path:
+            return
+        try:
+            self.steps = ctypes.CDLL(path)
+        finally:
+            try:
+                os.unlink(path)  # mapped now; the user's workspace shows nothing of the agent
+            except OSError:
+                pass
+        self.steps.e2beval_session_configure.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                                         ctypes.c_size_t]
+        self.steps.e2beval_session_describe_failure.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+        self.steps.e2beval_session_describe_failure.restype = None
+        settings = bytes.fromhex(os.environ.get("E2BEVAL_AGENT_SECCOMP", ""))
+        limits = bytes.fromhex(os.environ.get("E2BEVAL_AGENT_LIMITS", ""))
+        self.check(self.steps.e2beval_session_configure(settings, len(settings), limits, len(limits)))
+
+    def check(self, result):
+        if result != 0:
+            text = ctypes.create_string_buffer(512)
+            self.steps.e2beval_session_describe_failure(text, len(text))
+            raise OSError("session isolation step failed: " + text.value.decode(errors="replace"))
+
+    def popen(self, argv, status_fd, **kwargs):
+        """subprocess.Popen of `argv`, contained as the class says; its init reports the program's wait status
+        on `status_fd`. The returned Popen is the init (pid 1 of the new namespace): killing its process group
+        ends the program, and SIGKILL to it ends everything in the namespace."""
+        if self.steps is None:
+            return subprocess.Popen(argv, start_new_session=True, **kwargs)
+        steps = self.steps
+
+        def contain():  # in the forked child, before exec
+            if steps.e2beval_session_contain_child(status_fd) != 0:
+                text = ctypes.create_string_buffer(512)
+                steps.e2beval_session_describe_failure(text, len(text))
+                os.write(2, b"e2beval: could not contain the process: " + text.value + b"\n")
+                os._exit(127)
+
+        self.check(steps.e2beval_warm_enter_new_pid_namespace())
+        try:
+            # Not start_new_session: the init and the program each make their own session in the compiled
+            # steps (drop_privileges), which a session leader could not.
+            return subprocess.Popen(argv, preexec_fn=contain,
+                                    pass_fds=tuple(kwargs.pop("pass_fds", ())) + (status_fd,), **kwargs)
+        finally:
+            # The agent's own later children (its node probe) stay in its namespace; only this one moved.
+            back = steps.e2beval_warm_return_to_own_pid_namespace()
+            if back != 0:
+                sys.stderr.write("e2beval agent: cannot return to its own pid namespace; ending\n")
+                os._exit(70)
+
+
+class ChildProcess:
+    """A kernel or command as the agent sees it: the Popen of its namespace's init, and the program's exit
+    status, which the init reports on a pipe of its own (None until then; on a host run without the steps,
+    the Popen is the program and its own returncode says it)."""
+
+    def __init__(self, agent, argv, on_end=None, **kwargs):
+        self.on_end = on_end  # called once the program's status is known from its init
+        status_r, status_w = os.pipe()
+        try:
+            self.proc = agent.isolation.popen(argv, status_w, **kwargs)
+        except BaseException:
+            os.close(status_r)
+            raise
+        finally:
+            os.close(status_w)
+        self.pid = self.proc.pid
+        self.status_text = bytearray()
+        self.program_status = None
+        self.status_reader = PipeReader(agent, status_r, self.status_text.extend, self.on_status_eof)
+
+    def on_status_eof(self):
+        text = bytes(self.status_text).strip()
+        if text and not text.isdigit():  # the init could not contain itself, and says why
+            sys.stderr.write("e2beval agent: the init of process %d failed: %s\n" % (self.pid, text.decode(errors="replace")))
+        elif text.isdigit():
+            self.program_status = os.waitstatus_to_exitcode(int(text))
+            if self.on_end is not None:
+                self.on_end()
+
+    def returncode(self):
+        """The program's exit code (negative: killed by that signal), or None while it runs and its init too."""
+        self.status_reader.drain()
+        if self.program_status is not None:
+            return self.program_status
+        return self.proc.returncode  # the init was killed (timeout, kill), or, on a host run, the program's
+
+    def interrupt(self):
+        try:
+            os.kill(self.pid, signal.SIGINT)  # the init forwards it to the program
+        except OSError:
+            pass
+
+    def close(self):
+        self.status_reader.close()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -612,9 +787,11 @@ class Context:
     def __init__(self, agent, context_id, language, cwd):
         self.agent, self.id, self.language, self.cwd = agent, context_id, language, cwd
         self.count = 0
-        self.proc = None
+        self.proc = None  # the Popen of the kernel's init (ChildProcess)
+        self.child = None
         self.cell = None  # the CellRun being served, if any
         self.readers, self.control_writer, self.control_buffer = [], None, bytearray()
+        self.control_discarding = False
 
     def describe(self):
         return {"id": self.id, "language": self.language, "cwd": self.cwd}
@@ -628,12 +805,13 @@ class Context:
         if self.language == "python":
             argv = [sys.executable, "-I", "-B", "-X", "utf8", "-c", PYTHON_KERNEL, *fds]
         else:
-            argv = [self.agent.node, "--expose-internals", "-e", JS_KERNEL, *fds]
+            argv = [self.agent.node, "-e", JS_KERNEL, *fds]
         try:
-            self.proc = subprocess.Popen(argv, cwd=self.cwd, env=self.agent.child_env(None), stdin=subprocess.DEVNULL,
-                                         stdout=out_w, stderr=err_w, pass_fds=(to_kernel_r, from_kernel_w),
-                                         start_new_session=True)
-        except OSError as exc:
+            self.child = ChildProcess(self.agent, argv, cwd=self.cwd, env=self.agent.child_env(None),
+                                      stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
+                                      pass_fds=(to_kernel_r, from_kernel_w))
+            self.proc = self.child.proc
+        except (OSError, subprocess.SubprocessError) as exc:
             for fd in (to_kernel_r, to_kernel_w, from_kernel_r, from_kernel_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
             raise Failure("io", "could not start the %s kernel of context %s: %s" % (self.language, self.id, exc))
@@ -642,6 +820,7 @@ class Context:
         self.agent.track(self.proc, self)
         self.control_writer = PipeWriter(self.agent, to_kernel_w)
         self.control_buffer = bytearray()
+        self.control_discarding = False
         self.readers = [PipeReader(self.agent, out_r, lambda data: self.on_output("stdout", data)),
                         PipeReader(self.agent, err_r, lambda data: self.on_output("stderr", data)),
                         PipeReader(self.agent, from_kernel_r, self.on_control, self.on_control_eof)]
@@ -660,7 +839,8 @@ class Context:
             reader.close()
         if self.control_writer is not None:
             self.control_writer.close()
-        self.readers, self.control_writer, self.proc = [], None, None
+        self.child.close()
+        self.readers, self.control_writer, self.proc, self.child = [], None, None, None
 
     def restart(self):
         self.stop()
@@ -683,10 +863,19 @@ class Context:
         # else: written after its cell ended (a thread, a timer): nobody to give it to, dropped
 
     def on_control(self, data):
+        if self.control_discarding:  # the rest of a line that was too long to be a kernel's message
+            newline = data.find(b"\n")
+            if newline < 0:
+                return
+            data = data[newline + 1:]
+            self.control_discarding = False
         self.control_buffer += data
         while True:
             newline = self.control_buffer.find(b"\n")
             if newline < 0:
+                if len(self.control_buffer) > CONTROL_LINE_CAP_BYTES:
+                    self.control_buffer = bytearray()
+                    self.control_discarding = True
                 return
             line = bytes(self.control_buffer[:newline])
             del self.control_buffer[:newline + 1]
@@ -711,8 +900,12 @@ class CellRun:
         self.agent, self.id, self.context, self.timeout = agent, request_id, context, timeout
         self.streams = OutputStreams(lambda stream, text, ts: agent.emit(
             {"id": request_id, "type": stream, "text": text, "timestamp": ts}))
+        self.nonce = secrets.token_hex(12)  # binds the kernel's messages to this cell (see on_message)
+        self.results_sent = 0
+        self.result_bytes = 0
+        self.drops_reported = set()
         self.finished = False
-        self.outcome = None  # the kernel's "done" message
+        self.outcome = None  # the kernel's "done" message, checked
         self.kernel_gone = False
         self.interrupt_reason = None  # "timeout" or "request"
         self.kill_at = None
@@ -722,13 +915,63 @@ class CellRun:
         self.sigint_at = started + timeout + delay if timeout else None
 
     def on_message(self, message):
+        """A message from the kernel's channel, which the cell's code can write too: only this cell's (by its
+        nonce), only typed fields, and the envelope (id, type) is the agent's own."""
+        if message.get("cell") != self.nonce:
+            return  # an earlier cell's late message, or anything else: never this cell's
         kind = message.get("type")
         if kind == "result":
-            fields = {key: value for key, value in message.items() if key != "type"}
-            self.agent.emit({"id": self.id, "type": "result", **fields})
+            self.on_result(message)
         elif kind == "done":
-            self.outcome = message
+            self.outcome = checked_outcome(message)
             self.finished = True
+
+    def on_result(self, message):
+        result = {"is_main_result": message.get("is_main_result") is True}
+        dropped = []
+        for key in RESULT_TEXT_FIELDS:
+            value = message.get(key)
+            if key == "text" and value is None:
+                value = ""
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                dropped.append("its %s was not text" % key)
+            elif len(value) > RESULT_FIELD_CAP_BYTES:
+                dropped.append("its %s of %d bytes was too large" % (key, len(value)))
+            else:
+                result[key] = value
+        if "json" in message:
+            try:
+                encoded = json.dumps(message["json"], allow_nan=False)
+            except (TypeError, ValueError, RecursionError):
+                encoded = None
+                dropped.append("its json was not JSON")
+            if encoded is not None and len(encoded) > RESULT_FIELD_CAP_BYTES:
+                dropped.append("its json of %d bytes was too large" % len(encoded))
+            elif encoded is not None:
+                result["json"] = message["json"]
+        result.setdefault("text", "")
+        size = sum(len(value) if isinstance(value, str) else len(json.dumps(value)) for value in result.values()
+                   if not isinstance(value, bool))
+        if self.results_sent >= RESULTS_PER_CELL:
+            self.drop("a result was dropped: the cell sent more than %d" % RESULTS_PER_CELL)
+            return
+        if self.result_bytes + size > RESULTS_BYTES_PER_CELL:
+            self.drop("a result was dropped: the cell's results passed %d MiB" % (RESULTS_BYTES_PER_CELL >> 20))
+            return
+        self.results_sent += 1
+        self.result_bytes += size
+        for reason in dropped:
+            self.drop("a field of a result was dropped: " + reason)
+        self.agent.emit({"id": self.id, "type": "result", **result})
+
+    def drop(self, what):
+        if what in self.drops_reported:
+            return  # one marker per kind of drop and cell
+        self.drops_reported.add(what)
+        self.agent.emit({"id": self.id, "type": "stderr", "timestamp": now_iso(), "text": RESULT_DROPPED_MARKER % (
+            what, RESULTS_PER_CELL, RESULTS_BYTES_PER_CELL >> 20, RESULT_FIELD_CAP_BYTES >> 20)})
 
     def on_kernel_gone(self):
         self.kernel_gone = True
@@ -738,10 +981,7 @@ class CellRun:
         if self.interrupt_reason is not None or self.finished:
             return
         self.interrupt_reason = reason
-        try:
-            os.kill(self.context.proc.pid, signal.SIGINT)
-        except OSError:
-            pass
+        self.context.child.interrupt()
         self.kill_at = time.monotonic() + INTERRUPT_GRACE_SECONDS
 
     def next_wakeup(self):
@@ -769,10 +1009,11 @@ class Command:
         err_r, err_w = os.pipe()
         stdin_r, stdin_w = os.pipe() if with_stdin else (None, None)
         try:
-            self.proc = subprocess.Popen(["/bin/bash", "-c", cmd], cwd=cwd, env=env,
-                                         stdin=stdin_r if with_stdin else subprocess.DEVNULL, stdout=out_w,
-                                         stderr=err_w, start_new_session=True)
-        except OSError as exc:
+            self.child = ChildProcess(agent, ["/bin/bash", "-c", cmd], on_end=lambda: self.on_program_status(),
+                                      cwd=cwd, env=env,
+                                      stdin=stdin_r if with_stdin else subprocess.DEVNULL, stdout=out_w, stderr=err_w)
+            self.proc = self.child.proc
+        except (OSError, subprocess.SubprocessError) as exc:
             for fd in (out_r, out_w, err_r, err_w, stdin_r, stdin_w):
                 if fd is not None:
                     os.close(fd)
@@ -810,9 +1051,16 @@ class Command:
         # SIGKILL cannot be refused: the command counts as ended at once, even before it is reaped.
         self.killed = True
 
+    def on_program_status(self):
+        """The init reported bash's end (or the init itself ended): the command has ended."""
+        if not self.finished and self.child.returncode() is not None:
+            self.on_exit()
+
     def on_exit(self):
-        # Everything bash wrote is in the pipes now; what its leftover children write later is not waited for.
-        self.returncode = self.proc.returncode
+        # Everything bash wrote is in the pipes now; what its leftover children write later is not waited for
+        # (they live on in the command's own pid namespace until they end, or the session does).
+        self.returncode = self.child.returncode()
+        self.child.close()
         for reader in self.readers:
             reader.drain()
             reader.close()
@@ -843,6 +1091,7 @@ class Agent:
         self.commands = {}  # pid -> Command, until waited for (background) or ended (foreground)
         self.children = {}  # pid -> (Popen, owner) for every child not yet reaped
         self.groups = set()  # every process group started, for the final cleanup
+        self.isolation = Isolation()
         self.node = os.environ.get("E2BEVAL_NODE") or None
         self.node_version = self.probe_node()
         if self.node_version is None:
@@ -870,7 +1119,7 @@ class Agent:
             return None
 
     def child_env(self, extra):
-        env = {k: v for k, v in os.environ.items() if k not in ("E2BEVAL_NODE", "E2BEVAL_AGENT_HOME")}
+        env = {k: v for k, v in os.environ.items() if k != "E2BEVAL_NODE" and not k.startswith("E2BEVAL_AGENT_")}
         if extra:
             env.update(extra)
         return env
@@ -932,7 +1181,7 @@ class Agent:
             proc, owner = known
             proc.poll()
             if isinstance(owner, Command):
-                owner.on_exit()
+                owner.on_program_status()
 
     def on_stdin(self, mask):
         try:
@@ -1140,7 +1389,7 @@ class Agent:
         context.cell = cell
         self.current = cell
         try:
-            context.send({"code": code, "count": count, "envs": envs, "timeout": timeout})
+            context.send({"code": code, "count": count, "envs": envs, "timeout": timeout, "cell": cell.nonce})
             while not cell.finished:
                 self.pump(cell.next_wakeup())
                 cell.check_clock()
@@ -1157,10 +1406,13 @@ class Agent:
         if cell.restarted or cell.kernel_gone:
             returncode = None
             if cell.kernel_gone:
-                try:  # its channel closed as it exited: collect the exit status for the message
-                    returncode = context.proc.wait(timeout=1)
-                except subprocess.TimeoutExpired:
-                    pass  # alive without its channel (the cell closed it): restart() kills it
+                deadline = time.monotonic() + 1.0
+                while returncode is None and time.monotonic() < deadline:
+                    # its channel closed as it exited: collect the exit status for the message (or it is alive
+                    # without its channel, the cell closed it: restart() kills it)
+                    returncode = context.child.returncode()
+                    if returncode is None:
+                        self.pump(0.05)
             context.restart()
             if timed_out:
                 self.emit({"id": request_id, "type": "timeout", "seconds": cell.timeout, "context_restarted": True})
@@ -1342,27 +1594,44 @@ class Agent:
             data = base64.b64decode(encoded, validate=True)
         except ValueError as exc:
             raise Failure("invalid", "\"data\" of files_write is not valid base64 (%s)" % exc)
+        # Written whole or not at all: into a new file beside the target, renamed over it once complete, so a
+        # write refused half-way (the file size limit, a full workspace) leaves the old file, or none.
+        target = os.path.realpath(path) if os.path.islink(path) else path  # a link is written through
         try:
-            parent = os.path.dirname(path)
+            parent = os.path.dirname(target)
             if not os.path.isdir(parent):
                 os.makedirs(parent, exist_ok=True)
-            # O_NONBLOCK: a FIFO planted at `path` must fail, not hang the agent.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+            try:
+                existing = os.stat(target)
+            except FileNotFoundError:
+                existing = None
+            if existing is not None and not stat.S_ISREG(existing.st_mode):
+                raise Failure("invalid", "files_write %s: not a regular file" % path)
+            staging = os.path.join(parent, ".e2beval-write-%s" % secrets.token_hex(8))
+            fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except FileExistsError:
             raise Failure("invalid", "files_write %s: a parent of it is a file, not a directory" % path)
         except OSError as exc:
+            if exc.errno == errno.ENOENT and os.path.isdir(parent):  # a directory that takes no new files: /proc
+                raise Failure("io", "files_write %s: no file can be created in %s; only %s (the workspace) and "
+                              "/dev/shm are writable" % (path, parent, self.home))
             raise self.os_failure("files_write", path, exc)
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise Failure("invalid", "files_write %s: not a regular file" % path)
-            os.set_blocking(fd, True)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            try:
+                if existing is not None:
+                    os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+            os.rename(staging, target)
         except OSError as exc:
+            try:
+                os.unlink(staging)
+            except OSError:
+                pass
             raise self.os_failure("files_write", path, exc)
-        finally:
-            os.close(fd)
         self.reply(request_id, entry=self.entry_info(path))
 
     def op_files_read(self, request_id, request):
@@ -1438,7 +1707,12 @@ class Agent:
     def op_files_info(self, request_id, request):
         path = self.path_field(request)
         try:
-            self.reply(request_id, entry=self.entry_info(path))
+            entry = self.entry_info(path)
+            if entry["type"] == "symlink" and os.path.isdir(path):
+                # A link to a directory (E2B's /home/user is one, to the workspace) is used as that directory:
+                # watch_dir and the like take it; symlink_target still says what it is.
+                entry["type"] = "dir"
+            self.reply(request_id, entry=entry)
         except OSError as exc:
             raise self.os_failure("files_info", path, exc)
 

@@ -8,11 +8,19 @@
 // The interface is C (ctypes calls it from any Python version): each step returns 0, or -1 after keeping
 // what failed, which e2beval_warm_report_failure() then sends to the supervisor.
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <optional>
 #include <string_view>
@@ -20,6 +28,7 @@
 #include "local/child_report.hpp"
 #include "local/mount_steps.hpp"
 #include "local/program_steps.hpp"
+#include "local/rlimit.hpp"
 #include "local/warm_protocol.hpp"
 
 #define E2BEVAL_WARM_API extern "C" __attribute__((visibility("default")))
@@ -41,6 +50,84 @@ int failed(const char* call, const char* path = "", int error = errno) noexcept 
 int failed(const StepError& step) noexcept {
     last_failure = step;
     return -1;
+}
+
+}  // namespace
+}  // namespace e2beval::local
+
+E2BEVAL_WARM_API void e2beval_session_describe_failure(char* buffer, std::size_t size);
+
+namespace e2beval::local {
+namespace {
+
+// The session init's program (see e2beval_session_contain_child): where a SIGINT from the agent goes.
+volatile sig_atomic_t session_program = 0;
+
+void forward_interrupt(int) noexcept {
+    if (session_program > 0) ::kill(session_program, SIGINT);
+}
+
+// The init is a fork of the agent: blank its copy of the agent's command line, the one thing of it that
+// /proc shows a process of another identity without ptrace access (see proc(5), /proc/pid/cmdline).
+void wipe_command_line() noexcept {
+    const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char text[1024];
+    const ssize_t length = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (length <= 0) return;
+    text[length] = '\0';
+    const char* field = std::strrchr(text, ')');  // the command name may hold spaces; fields follow it
+    unsigned long long arg_start = 0, arg_end = 0;
+    for (int number = 2; field != nullptr && number <= 49; ++number) {
+        field = std::strchr(field + 1, ' ');
+        if (field == nullptr) return;
+        if (number == 47) arg_start = std::strtoull(field + 1, nullptr, 10);  // field 48 (arg_start)
+        if (number == 48) arg_end = std::strtoull(field + 1, nullptr, 10);    // field 49 (arg_end)
+    }
+    if (arg_start == 0 || arg_end <= arg_start) return;
+    auto* byte = reinterpret_cast<volatile char*>(static_cast<std::uintptr_t>(arg_start));
+    for (unsigned long long i = 0; i < arg_end - arg_start; ++i) byte[i] = '\0';
+}
+
+// pid 1 of a kernel's or command's pid namespace: reaps every orphan, reports how the program ended on
+// `status_fd` (its wait status, in decimal), forwards SIGINT to it, and stays while anything it left runs,
+// so a command's background processes live on in their own namespace. Holds nothing but `status_fd`:
+// the agent's pipes, sockets and the code's stdio are closed here.
+[[noreturn]] void run_session_init(pid_t program, int status_fd, const ProgramContainment& containment) noexcept {
+    for (int signal_number = 1; signal_number < NSIG; ++signal_number) ::signal(signal_number, SIG_DFL);
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    session_program = program;
+    struct sigaction interrupt_action {};
+    interrupt_action.sa_handler = forward_interrupt;
+    ::sigaction(SIGINT, &interrupt_action, nullptr);  // a handler: pid 1 is sent only the signals it handles
+    if (status_fd != 3 && (::dup2(status_fd, 3) < 0 || ::close(status_fd) != 0)) ::_exit(127);
+    if (::syscall(SYS_close_range, 0u, 2u, 0u) != 0 || ::syscall(SYS_close_range, 4u, ~0u, 0u) != 0) ::_exit(127);
+    wipe_command_line();
+    if (auto error = contain_program(containment)) {  // no capability, no_new_privs, the code's seccomp filter
+        last_failure = error;
+        char text[512];
+        e2beval_session_describe_failure(text, sizeof text);
+        [[maybe_unused]] const ssize_t written = ::write(3, text, std::strlen(text));
+        ::_exit(127);
+    }
+    bool reported = false;
+    for (;;) {
+        int status = 0;
+        const pid_t ended = ::waitpid(-1, &status, __WALL);
+        if (ended < 0 && errno == EINTR) continue;
+        if (ended < 0) ::_exit(0);  // nobody left: the namespace ends with us
+        if (ended == program && !reported) {
+            char text[16];
+            const int length = std::snprintf(text, sizeof text, "%d\n", status);
+            while (::write(3, text, static_cast<std::size_t>(length)) < 0 && errno == EINTR) {
+            }
+            ::close(3);
+            reported = true;
+        }
+    }
 }
 
 }  // namespace
@@ -134,4 +221,59 @@ E2BEVAL_WARM_API void e2beval_warm_report_ended(int fd, int wait_status, long lo
     report.peak_rss_kib = peak_rss_kib;
     report.cpu_us = cpu_us;
     send_child_report(fd, report);
+}
+
+// ---- Sessions: the agent's children --------------------------------------------------------------------------
+// The session agent (session_agent.py) runs, like the zygote, with CAP_SYS_ADMIN and CAP_SETPCAP inside the
+// sandbox's user namespace only, and loads this library the same way. It starts every kernel and command as
+// pid 1 of a new pid namespace (e2beval_warm_enter_new_pid_namespace around the fork), whose first step is
+// e2beval_session_contain_child: so the code never sees, signals or opens the agent or another command.
+
+// Start-up: the seccomp program and rlimits every child applies (as the host encoded them); the agent takes
+// the rlimits too and becomes non-dumpable, so nothing of its memory or fds is reachable through /proc.
+E2BEVAL_WARM_API int e2beval_session_configure(const char* settings_bytes, std::size_t settings_length,
+                                               const char* steps_bytes, std::size_t steps_length) {
+    if (e2beval_warm_configure(settings_bytes, settings_length) != 0) return -1;
+    steps = decode_warm_steps(std::string_view(steps_bytes, steps_length));
+    if (!steps) return failed("decode(session limits)", "", EINVAL);
+    // The agent writes files for the host (files_write): the session's rlimits hold for it as for the code.
+    if (auto error = apply_rlimits(steps->rlimits)) return failed(error);
+    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return failed("prctl(PR_SET_DUMPABLE, 0)");
+    return 0;
+}
+
+// In the agent's child, pid 1 of its new pid namespace, before the exec: its own mount namespace with a
+// /proc that shows only this namespace's processes; then it forks. The parent stays as the namespace's init
+// (run_session_init, never returns); the child — the program — sets the rlimits, drops every capability,
+// sets no_new_privs, installs the seccomp filter and returns 0 so its caller goes on to exec.
+E2BEVAL_WARM_API int e2beval_session_contain_child(int status_fd) {
+    if (!settings || !steps) return failed("contain before e2beval_session_configure", "", EINVAL);
+    if (::unshare(CLONE_NEWNS) != 0) return failed("unshare(CLONE_NEWNS)");
+    const MountStep own[] = {
+        {MountStep::Kind::make_private, {}, "/", {}, 0, -1},
+        {MountStep::Kind::proc, {}, "/proc", {}, 0, -1},
+    };
+    const int no_trees[kMaxHostTrees] = {};
+    for (const auto& step : own)
+        if (auto error = apply_mount_step(step, no_trees)) return failed(error);
+    ProgramContainment containment;
+    containment.rlimits = &steps->rlimits;
+    containment.seccomp_filter = {static_cast<unsigned short>(settings->seccomp_filter.size()),
+                                  settings->seccomp_filter.data()};
+    containment.seccomp_reports_denials = false;  // nobody would answer: the agent is not a supervisor
+    const pid_t program = ::fork();
+    if (program < 0) return failed("fork");
+    if (program > 0) run_session_init(program, status_fd, containment);
+    ::close(status_fd);
+    if (auto error = contain_program(containment)) return failed(error);
+    return 0;
+}
+
+// What the last failed step was, as one line for an error message ("unshare(CLONE_NEWNS): Operation not
+// permitted"), written into `buffer`.
+E2BEVAL_WARM_API void e2beval_session_describe_failure(char* buffer, std::size_t size) {
+    if (size == 0) return;
+    std::snprintf(buffer, size, "%s%s%s: %s", last_failure.call ? last_failure.call : "?",
+                  last_failure.path && *last_failure.path ? " on " : "", last_failure.path ? last_failure.path : "",
+                  std::strerror(last_failure.error));
 }

@@ -40,6 +40,29 @@ std::vector<int> processes_in(const std::string& ns) {
     return pids;
 }
 
+int parent_of(int pid) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("PPid:", 0) == 0) return std::stoi(line.substr(5));
+    return 0;
+}
+
+// Host pids of every process of a session whose sandbox is the pid namespace `ns`: its own processes and
+// those of the pid namespaces nested in it (each kernel and command has one, docs/sessions.md).
+std::vector<int> processes_of_session(const std::string& ns) {
+    std::vector<int> pids;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        for (int pid = std::stoi(name), depth = 0; pid > 1 && depth < 64; pid = parent_of(pid), ++depth)
+            if (pid_namespace_of(pid) == ns) {
+                pids.push_back(std::stoi(name));
+                break;
+            }
+    }
+    return pids;
+}
+
 }  // namespace
 
 TEST_CASE("a session keeps state between cells and reports values, errors and output") {
@@ -83,11 +106,13 @@ TEST_CASE("a session past its timeout is gone with all its processes, and says w
     REQUIRE_FALSE(ns.empty());
     boost::json::object background{{"op", "run_command"}, {"cmd", "sleep 1000"}, {"background", true}};
     CHECK(session->call(background).at("type") == "reply");
-    CHECK(processes_in(ns).size() >= 3);  // init, agent, bash/sleep
+    CHECK(processes_in(ns).size() >= 2);              // init, agent
+    CHECK(processes_of_session(ns).size() >= 4);      // and the command's own init and sleep, nested
 
     for (int waited = 0; waited < 100 && session->alive(); ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     CHECK_FALSE(session->alive());
     CHECK(processes_in(ns).empty());
+    CHECK(processes_of_session(ns).empty());
     try {
         session->run_code("1");
         FAIL("a closed session must refuse requests");

@@ -685,3 +685,104 @@ def test_end_of_stdin_while_a_cell_runs_still_exits_zero_and_kills_it(tmp_path):
     process.proc.stdin.close()
     assert process.proc.wait(timeout=WAIT_SECONDS) == 0
     assert wait_until_gone([pid]) == []
+
+
+# --- issue 13: the agent's side of the session boundary -------------------------------------------------------
+
+def test_a_files_write_refused_half_way_leaves_the_old_file_or_none(tmp_path):
+    """RLIMIT_FSIZE (the session's file size limit) refuses the write after 4 kB: nothing partial stays."""
+    import resource
+
+    def limit_file_size():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    agent = AgentProcess(tmp_path, preexec_fn=limit_file_size)
+    try:
+        big = base64.b64encode(b"z" * 10000).decode()
+        refused = agent.call("files_write", path="new.bin", data=big)[-1]
+        assert refused["type"] == "failure" and refused["kind"] == "io", refused
+        assert not (agent.home / "new.bin").exists()
+        assert agent.call("files_write", path="old.txt", data=base64.b64encode(b"old").decode())[-1]["type"] == "reply"
+        assert agent.call("files_write", path="old.txt", data=big)[-1]["type"] == "failure"
+        assert (agent.home / "old.txt").read_bytes() == b"old"
+        assert sorted(p.name for p in agent.home.iterdir()) == ["old.txt"]  # no staging file left either
+    finally:
+        agent.close()
+
+
+def test_files_info_takes_a_link_to_a_directory_as_that_directory(agent):
+    (agent.home / "real").mkdir()
+    os.symlink(str(agent.home / "real"), str(agent.home / "linked"))
+    entry = agent.call("files_info", path="linked")[-1]["entry"]
+    assert entry["type"] == "dir" and entry["symlink_target"] == str(agent.home / "real")
+
+
+def test_messages_written_on_the_kernels_channel_reach_no_reply(agent):
+    """Code that writes the kernel's own protocol on its control fd cannot set an id, a type, or another
+    cell's results: the agent takes only typed fields of messages carrying the running cell's nonce."""
+    forger = (
+        "import os, stat\n"
+        "lines = b'{\"id\": 1, \"type\": \"end_of_execution\"}\\n{\"type\": \"result\", \"is_main_result\": true}\\n'\n"
+        "lines += b'{\"type\": \"done\", \"error\": null}\\n{\"type\": \"result\", \"text\": \"FORGED\"}\\n'\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        "        if stat.S_ISFIFO(os.fstat(fd).st_mode):\n"
+        "            os.write(fd, b'{\"unfinished')\n"
+        "            os.write(fd, lines)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "'written'")
+    forging = agent.run(forger)
+    assert [r["text"] for r in forging.results] == ["'written'"] and forging.error is None
+    assert all(e["id"] == agent.next_id for e in forging.events)
+    for code, text in (("21 * 2", "42"), ("'next'", "'next'")):
+        cell = agent.run(code)
+        assert [r["text"] for r in cell.results] == [text] and cell.error is None and cell.stdout == ""
+
+
+def test_deep_json_results_pass_through_whole(agent):
+    cell = agent.run("class Deep:\n"
+                     "    def _repr_json_(self):\n"
+                     "        value = 'bottom'\n"
+                     "        for _ in range(40):\n"
+                     "            value = {'down': value}\n"
+                     "        return value\n"
+                     "Deep()")
+    value, depth = cell.results[0]["json"], 0
+    while isinstance(value, dict):
+        value, depth = value["down"], depth + 1
+    assert (depth, value) == (40, "bottom")
+
+
+def test_rich_results_are_capped_per_cell_with_a_marker(agent):
+    cell = agent.run("class Big:\n"
+                     "    def _repr_html_(self):\n"
+                     "        return 'h' * (5 << 20)\n"
+                     "    def __repr__(self):\n"
+                     "        return 'Big()'\n"
+                     "for _ in range(300):\n"
+                     "    display(1)\n"
+                     "Big()")
+    assert len(cell.results) == 256  # the 300 display()s are cut at RESULTS_PER_CELL; Big() comes after them
+    assert "[e2beval: a result was dropped: the cell sent more than 256" in cell.stderr
+    cell = agent.run("Big()")
+    assert cell.results[0]["text"] == "Big()" and "html" not in cell.results[0]
+    assert "its html of 5242880 bytes was too large" in cell.stderr
+
+
+@needs_node
+def test_the_javascript_kernel_exposes_no_node_internals(agent):
+    cell = agent.run("let internals; try { require('internal/repl/await'); internals = 'reachable' } "
+                     "catch (error) { internals = error.code }\n"
+                     "[process.execArgv.includes('--expose-internals'), internals, typeof _, typeof _error]",
+                     language="js")
+    # and the REPL the kernel uses for top-level await leaves no globals of its own (_, _error)
+    assert cell.text == "[ false, 'MODULE_NOT_FOUND', 'undefined', 'undefined' ]", cell.events
+    awaited = agent.run("let later = await Promise.resolve(20); later + 1", language="js")
+    assert awaited.text == "21"
+    assert agent.run("later * 2", language="js").text == "40"
+    rejected = agent.run("await Promise.reject(new RangeError('no'))", language="js")
+    assert rejected.error["name"] == "RangeError" and rejected.error["value"] == "no"
+    broken = agent.run("await (", language="js")
+    assert broken.error["name"] == "SyntaxError"
