@@ -129,14 +129,15 @@ def serve(control_in_fd, control_out_fd):
             if state["running"]:
                 raise KeyboardInterrupt
 
+    def capped(text):
+        return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + "...[truncated]"
+
     def bundle(value, is_main):
         try:
             text = repr(value)
         except Exception as exc:
             text = "<repr() failed: %s: %s>" % (type(exc).__name__, exc)
-        if len(text) > TEXT_CAP:
-            text = text[:TEXT_CAP] + "...[truncated]"
-        result = {"type": "result", "is_main_result": is_main, "text": text}
+        result = {"type": "result", "is_main_result": is_main, "text": capped(text)}
         if isinstance(value, type):
             return result  # a class's _repr_*_ are unbound methods, not this value's representations
         for key, name in RICH:
@@ -195,7 +196,9 @@ def serve(control_in_fd, control_out_fd):
             text = "".join(lines)
         except Exception:
             text = "%s: %s\n" % (type(exc).__name__, value)
-        return {"name": type(exc).__name__, "value": value, "traceback": text}
+        # An exception's message is the cell's to make as large as it likes; the error that goes back is not
+        # (a 50 MB message would otherwise travel twice, as value and inside the traceback).
+        return {"name": type(exc).__name__[:TEXT_CAP], "value": capped(value), "traceback": capped(text)}
 
     def run_coroutine(coroutine):
         import asyncio
@@ -381,13 +384,15 @@ JS_KERNEL = r'''
     return kept.join('\n') + '\n';
   }
 
+  // An error's message is the cell's to make as large as it likes; the error that goes back is capped.
   function describe(thrown) {
+    const cap = (text) => (text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) + '...[truncated]' : text);
     try {
       if (thrown !== null && typeof thrown === 'object' && typeof thrown.stack === 'string') {
-        return { name: String(thrown.name || 'Error'), value: String(thrown.message || ''), traceback: cleanStack(thrown.stack) };
+        return { name: cap(String(thrown.name || 'Error')), value: cap(String(thrown.message || '')), traceback: cap(cleanStack(thrown.stack)) };
       }
     } catch (_) { }
-    const text = show(thrown);
+    const text = cap(show(thrown));
     return { name: 'Error', value: text, traceback: 'Uncaught ' + text + '\n' };
   }
 
@@ -1545,13 +1550,16 @@ class Agent:
         self.reply(request_id, processes=[command.describe() for command in self.commands.values()])
 
     # -- files ------------------------------------------------------------------------------------------------
+    # The hint about writable places belongs to a refused change, not to a refused read.
+    WRITING_OPS = frozenset({"files_write", "files_remove", "files_make_dir", "files_rename"})
+
     def os_failure(self, op, path, exc):
         code = exc.errno
         name = errno.errorcode.get(code, str(code))
         message = "%s %s: %s (%s)" % (op, path, exc.strerror or exc, name)
         if code == errno.ENOENT:
             return Failure("not_found", "%s %s: no such file or directory" % (op, path))
-        if code in (errno.EROFS, errno.EACCES, errno.EPERM):
+        if code in (errno.EROFS, errno.EACCES, errno.EPERM) and op in self.WRITING_OPS:
             return Failure("io", message + "; only %s (the workspace) and /dev/shm are writable" % self.home)
         if code in (errno.EISDIR, errno.ENOTDIR, errno.ENOTEMPTY, errno.EEXIST, errno.EINVAL, errno.ENAMETOOLONG,
                     errno.ELOOP):

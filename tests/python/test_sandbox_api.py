@@ -414,3 +414,14 @@ def test_commands_run_marks_cut_output_on_the_stream_that_was_cut(sandbox):
     result = sandbox.commands.run("echo out; yes | head -c 2000000 >&2")
     assert result.stdout == "out\n"
     assert result.stderr == "y\n" * (1 << 19) + marker.format("stderr")
+
+
+def test_a_refused_read_says_why_without_the_hint_meant_for_writes(sandbox):
+    from e2beval.sandbox import SandboxException
+
+    with pytest.raises(SandboxException) as refused_read:
+        sandbox.files.read("/proc/1/environ")
+    assert "EACCES" in str(refused_read.value) and "writable" not in str(refused_read.value)
+    with pytest.raises(SandboxException) as refused_write:
+        sandbox.files.write("/etc/e2beval-nope", "x")
+    assert "only /home/user (the workspace) and /dev/shm are writable" in str(refused_write.value)

@@ -11,6 +11,7 @@ Usage: session_case_driver.py CASE_FILE HOST_JSON   (HOST_JSON: what HostView ne
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
 import json
@@ -38,16 +39,46 @@ def parse_headers(path: Path) -> dict[str, str]:
     return headers
 
 
+NS_GET_PARENT = 0xB702  # ioctl on a namespace fd: the fd of its parent namespace (linux/nsfs.h)
+
+
+def _inside(pid_namespace_fd: int, target_inode: int) -> bool:
+    """True when the namespace is the target or nested in it: every kernel and command of a session is pid 1 of
+    its own pid namespace below the session's (docs/sessions.md, trust boundary)."""
+    fd = pid_namespace_fd
+    try:
+        for _ in range(32):  # the kernel nests pid namespaces 32 deep at most
+            if os.fstat(fd).st_ino == target_inode:
+                return True
+            try:
+                parent = fcntl.ioctl(fd, NS_GET_PARENT)
+            except OSError:
+                return False  # the top, or a parent we may not see
+            if fd != pid_namespace_fd:
+                os.close(fd)
+            fd = parent
+        return False
+    finally:
+        if fd != pid_namespace_fd:
+            os.close(fd)
+
+
 def pid_namespace_members(namespace: str) -> list[int]:
-    """Host pids whose pid namespace is ``namespace`` (what os.readlink gives for /proc/PID/ns/pid)."""
+    """Host pids in the pid namespace ``namespace`` (what os.readlink gives for /proc/PID/ns/pid) or in one nested
+    in it."""
+    target = int(namespace[namespace.index("[") + 1:-1])
     found = []
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                if os.readlink(f"/proc/{name}/ns/pid") == namespace:
-                    found.append(int(name))
+                fd = os.open(f"/proc/{name}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
-                pass  # it ended while we looked
+                continue  # it ended while we looked
+            try:
+                if _inside(fd, target):
+                    found.append(int(name))
+            finally:
+                os.close(fd)
     return found
 
 

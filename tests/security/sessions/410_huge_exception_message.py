@@ -1,4 +1,3 @@
-# known-hole: error.value and error.traceback are not capped: a cell's 50 MB exception message reaches the host twice (value and traceback, 100 MB), unlike stdout/stderr (1 MiB) and result text (1 MiB)
 # why: an exception whose message is 50 MB is not shipped whole to the host: error.value and the traceback come back bounded, and the session keeps working
 import resource
 
