@@ -138,11 +138,14 @@ InterpreterInfo discover_python(const std::string& python) {
     return info;
 }
 
+namespace {
+std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settings, const IsolationProfile& isolation);
+}  // namespace
+
 LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) : Sandbox(std::move(executor)) {
     auto settings = std::make_shared<Settings>();
     settings->options = std::move(options);
     auto& configured = settings->options;
-    if (configured.pool.enabled) pool_ = std::make_shared<local::WarmPool>(configured.pool.max_zygotes, configured.pool.max_uses);
     sessions_ = configured.sessions ? configured.sessions : std::make_shared<SessionRegistry>();
     if (configured.python_info) {
         settings->python = *configured.python_info;
@@ -155,6 +158,12 @@ LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) 
         settings->python = discover_python(python);
     }
     settings_ = std::move(settings);
+    if (settings_->options.pool.enabled)
+        // The starter holds the settings, not `this`: zygotes may be launched for executions that outlive it.
+        pool_ = std::make_shared<local::WarmPool>(settings_->options.pool.max_zygotes, settings_->options.pool.max_uses,
+                                                  [settings = settings_](const IsolationProfile& isolation) {
+                                                      return start_zygote(*settings, isolation);
+                                                  });
 }
 
 const InterpreterInfo& LocalSandbox::python() const noexcept { return settings_->python; }
@@ -306,7 +315,7 @@ void LocalSandbox::run(executor_type io, ExecRequest request, ResultHandler& han
     if (pool_ && request.language == Language::python) {
         std::shared_ptr<local::Zygote> zygote;
         try {
-            zygote = pool_->acquire(request.isolation, [&] { return start_zygote(*settings, request.isolation); });
+            zygote = pool_->acquire(request.isolation);
         } catch (const error&) {
             zygote = nullptr;  // the pool cannot start here: this execution runs cold, just as isolated
         }
@@ -342,7 +351,7 @@ void LocalSandbox::run(executor_type io, ExecRequest request, ResultHandler& han
 }
 
 void LocalSandbox::warm_up(std::size_t count, const IsolationProfile& isolation) {
-    if (pool_) pool_->warm_up(isolation, count, [&] { return start_zygote(*settings_, isolation); });
+    if (pool_) pool_->warm_up(isolation, count);
 }
 
 std::vector<int> LocalSandbox::zygote_pids() const {

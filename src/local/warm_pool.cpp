@@ -3,25 +3,14 @@
 
 #include <algorithm>
 
+#include "e2beval/core/error.hpp"
 #include "local/zygote_startup.hpp"
 
 namespace e2beval::local {
 
-std::shared_ptr<Zygote> WarmPool::acquire(const IsolationProfile& key, const Starter& start) {
-    {
-        std::lock_guard lock(mutex_);
-        auto& idle = idle_[key];
-        while (!idle.empty()) {
-            auto zygote = std::move(idle.back());
-            idle.pop_back();
-            if (zygote->alive()) return zygote;
-            --live_;  // it died while idle: its destructor reaps it
-        }
-        if (live_ >= max_zygotes_) return nullptr;
-        ++live_;
-    }
+std::shared_ptr<Zygote> WarmPool::launch(const IsolationProfile& key) {
     try {
-        std::shared_ptr<Zygote> zygote = start();
+        std::shared_ptr<Zygote> zygote = start_(key);
         std::lock_guard lock(mutex_);
         all_.push_back(zygote);
         return zygote;
@@ -32,24 +21,66 @@ std::shared_ptr<Zygote> WarmPool::acquire(const IsolationProfile& key, const Sta
     }
 }
 
-void WarmPool::release(const IsolationProfile& key, std::shared_ptr<Zygote> zygote, bool healthy) {
-    std::lock_guard lock(mutex_);
-    if (healthy && zygote->alive() && zygote->uses < max_uses_) {
-        idle_[key].push_back(std::move(zygote));
-        return;
+std::shared_ptr<Zygote> WarmPool::acquire(const IsolationProfile& key) {
+    {
+        std::lock_guard lock(mutex_);
+        auto& idle = idle_[key];
+        idle.erase(std::remove_if(idle.begin(), idle.end(),
+                                  [this](const std::shared_ptr<Zygote>& zygote) {
+                                      if (zygote->alive()) return false;
+                                      --live_;  // it died while idle: its destructor reaps it
+                                      return true;
+                                  }),
+                   idle.end());
+        // A ready zygote first (the most recently used: its pages are warm); a spare still starting only
+        // when no ready one is idle.
+        auto chosen = std::find_if(idle.rbegin(), idle.rend(), [](const auto& zygote) { return zygote->ready; });
+        if (chosen == idle.rend() && !idle.empty()) chosen = idle.rbegin();
+        if (chosen != idle.rend()) {
+            auto zygote = std::move(*chosen);
+            idle.erase(std::next(chosen).base());
+            return zygote;
+        }
+        if (live_ >= max_zygotes_) return nullptr;
+        ++live_;
     }
-    --live_;
-    zygote->kill();
+    return launch(key);
 }
 
-void WarmPool::warm_up(const IsolationProfile& key, std::size_t count, const Starter& start) {
+void WarmPool::release(const IsolationProfile& key, std::shared_ptr<Zygote> zygote, bool healthy) {
+    bool launch_spare = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (healthy && zygote->alive() && zygote->uses < max_uses_) {
+            if (max_uses_ > kSpareLead && zygote->uses == max_uses_ - kSpareLead && live_ < max_zygotes_) {
+                ++live_;
+                launch_spare = true;
+            }
+            idle_[key].push_back(std::move(zygote));
+        } else {
+            --live_;
+            zygote->kill();
+        }
+    }
+    if (!launch_spare) return;
+    try {
+        auto spare = launch(key);
+        std::lock_guard lock(mutex_);
+        auto& idle = idle_[key];
+        idle.insert(idle.begin(), std::move(spare));  // used once the ready ones are busy or gone
+    } catch (const error&) {
+        // No spare (launch() gave its place back): the zygote is replaced on demand when it is recycled.
+    }
+}
+
+void WarmPool::warm_up(const IsolationProfile& key, std::size_t count) {
     std::vector<std::shared_ptr<Zygote>> started;
     for (;;) {
         {
             std::lock_guard lock(mutex_);
             if (idle_[key].size() + started.size() >= count || live_ >= max_zygotes_) break;
         }
-        auto zygote = acquire(key, start);
+        auto zygote = acquire(key);
         if (!zygote) break;
         try {
             wait_until_ready(zygote);

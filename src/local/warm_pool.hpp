@@ -1,5 +1,7 @@
 // The warm pool: zygotes kept per isolation profile (network, seccomp mode, minimum level), each serving
 // one execution at a time, recycled after a number of uses or on any anomaly, replaced when they die.
+// A zygote near the end of its uses has its replacement launched ahead of need (a spare), so no request
+// waits for an interpreter to start when a zygote is recycled.
 #pragma once
 
 #include <cstddef>
@@ -15,25 +17,35 @@ namespace e2beval::local {
 
 class WarmPool {
 public:
-    WarmPool(std::size_t max_zygotes, unsigned max_uses) : max_zygotes_(max_zygotes), max_uses_(max_uses) {}
+    // Launches a zygote for a profile (it is not ready yet; zygote_startup.hpp waits for that).
+    using Starter = std::function<std::unique_ptr<Zygote>(const IsolationProfile&)>;
 
-    using Starter = std::function<std::unique_ptr<Zygote>()>;
+    WarmPool(std::size_t max_zygotes, unsigned max_uses, Starter start)
+        : max_zygotes_(max_zygotes), max_uses_(max_uses), start_(std::move(start)) {}
 
-    // An idle zygote for `key`, or one just launched with `start` when none is idle and the pool has room
-    // (not ready yet: the caller waits for it, zygote_startup.hpp); nullptr when every zygote is busy and
-    // the pool is full (the caller then runs cold).
-    std::shared_ptr<Zygote> acquire(const IsolationProfile& key, const Starter& start);
-    // Gives a zygote back; an unhealthy or worn-out one is killed instead.
+    // An idle zygote for `key` (a ready one first), or one just launched when none is idle and the pool has
+    // room (not ready yet: the caller waits for it); nullptr when every zygote is busy and the pool is full
+    // (the caller then runs cold).
+    std::shared_ptr<Zygote> acquire(const IsolationProfile& key);
+    // Gives a zygote back; an unhealthy or worn-out one is killed instead. A zygote that has `spare_lead`
+    // uses left gets its replacement launched now, while it still serves.
     void release(const IsolationProfile& key, std::shared_ptr<Zygote> zygote, bool healthy);
     // Starts zygotes until `count` are idle for `key` (or the pool is full), waiting until they are ready.
-    void warm_up(const IsolationProfile& key, std::size_t count, const Starter& start);
+    void warm_up(const IsolationProfile& key, std::size_t count);
     // Host pids of the live zygotes' init processes.
     std::vector<pid_t> zygote_init_pids();
 
+    // How many uses before the end a zygote's replacement is launched: a zygote starts in ~100 ms, and a
+    // warm execution takes a few, so the spare is ready when the old one is recycled.
+    static constexpr unsigned kSpareLead = 64;
+
 private:
+    std::shared_ptr<Zygote> launch(const IsolationProfile& key);  // counted in live_ by the caller
+
     std::mutex mutex_;
     std::size_t max_zygotes_;
     unsigned max_uses_;
+    Starter start_;
     std::size_t live_ = 0;
     std::map<IsolationProfile, std::vector<std::shared_ptr<Zygote>>> idle_;
     std::vector<std::weak_ptr<Zygote>> all_;

@@ -108,6 +108,27 @@ TEST_CASE("a zygote is recycled after its number of uses") {
     CHECK(seen[2] != seen[0]);   // a new one
 }
 
+TEST_CASE("a worn-out zygote's replacement is launched ahead of need, so its recycling costs no start") {
+    // The spare is launched when a zygote has 64 uses left (WarmPool::kSpareLead): here after its 6th.
+    LocalSandboxOptions options;
+    options.pool.max_zygotes = 2;
+    options.pool.max_uses = 70;
+    LocalSandbox sandbox(options);
+    for (int i = 0; i < 5; ++i) REQUIRE(run(sandbox, "print(1)").warm);
+    const auto first = sandbox.zygote_pids();
+    REQUIRE(first.size() == 1);
+    REQUIRE(run(sandbox, "print(1)").warm);  // the 6th use: the spare is launched as it is given back
+    const auto with_spare = sandbox.zygote_pids();
+    REQUIRE(with_spare.size() == 2);
+    const int spare = with_spare[0] == first[0] ? with_spare[1] : with_spare[0];
+    for (int i = 6; i < 70; ++i) REQUIRE(run(sandbox, "print(1)").warm);  // the old one serves to its end
+    CHECK(sandbox.zygote_pids() == std::vector<int>{spare});                // retired; the spare is what is left
+    const auto next = run(sandbox, "print('from the spare')");
+    CHECK(next.warm);
+    CHECK(next.stdout_data == "from the spare\n");
+    CHECK(sandbox.zygote_pids() == std::vector<int>{spare});  // no zygote was launched for it
+}
+
 TEST_CASE("with the pool disabled every execution is cold") {
     LocalSandboxOptions options;
     options.pool.enabled = false;
