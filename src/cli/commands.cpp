@@ -135,7 +135,7 @@ Profile profile_option(const ParsedArgs& args) {
 LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
     LocalSandboxOptions options;
     options.python_executable = args.value("--python").value_or("");
-    require_working_python(chosen_python(args.value("--python")));
+    options.python_info = require_working_python(chosen_python(args.value("--python")));
     // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
     options.pool.enabled = args.flag("--pool") ? true : !args.flag("--no-pool");
     return options;

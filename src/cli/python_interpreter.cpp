@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/interpreter_cache.hpp"
 #include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 
@@ -39,7 +40,7 @@ PythonChoice chosen_python(const std::optional<std::string>& option) {
     return {"python3", "the default"};
 }
 
-std::optional<InterpreterProblem> python_problem(const PythonChoice& choice) {
+std::optional<InterpreterProblem> python_problem(const PythonChoice& choice, InterpreterInfo* found) {
     const std::string named = "the Python interpreter '" + choice.interpreter + "' (" +
                               (choice.source == "the default" ? std::string("the default, python3 on PATH") : "from " + choice.source) + ")";
     const std::string what_to_do = choice.source == "--python"
@@ -58,7 +59,9 @@ std::optional<InterpreterProblem> python_problem(const PythonChoice& choice) {
         return InterpreterProblem{kExitInterpreterUnusable,
                                   named + " is not executable (check its permissions); " + what_to_do};
     try {
-        discover_python(choice.interpreter);
+        // Asked by its absolute path: the file the cache keys is then exactly the one that answered.
+        auto info = cached_python_discovery(fs::absolute(located, ec));
+        if (found) *found = std::move(info);
     } catch (const error& failure) {
         // The discovery's own advice names only E2BEVAL_PYTHON; what_to_do below fits where the choice came from.
         std::string cause = failure.what();
@@ -69,8 +72,10 @@ std::optional<InterpreterProblem> python_problem(const PythonChoice& choice) {
     return std::nullopt;
 }
 
-void require_working_python(const PythonChoice& choice) {
-    if (const auto problem = python_problem(choice)) throw interpreter_error(*problem);
+InterpreterInfo require_working_python(const PythonChoice& choice) {
+    InterpreterInfo info;
+    if (const auto problem = python_problem(choice, &info)) throw interpreter_error(*problem);
+    return info;
 }
 
 }  // namespace e2beval::cli

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "e2beval/local/local_sandbox.hpp"
+
 namespace e2beval::cli {
 
 struct PythonChoice {
@@ -21,9 +23,9 @@ struct InterpreterProblem {
     std::string message;  // what is wrong and what to do
 };
 
-// nullopt when `choice` exists, is executable and answers as a Python interpreter (the same discovery
-// LocalSandbox does, whose result is cached, so the check costs nothing later).
-std::optional<InterpreterProblem> python_problem(const PythonChoice& choice);
+// nullopt when `choice` exists, is executable and answers as a Python interpreter (the discovery LocalSandbox
+// would do, through the on-disk cache of interpreter_cache.hpp); its answer goes to `found` when given.
+std::optional<InterpreterProblem> python_problem(const PythonChoice& choice, InterpreterInfo* found = nullptr);
 
 // Thrown by require_working_python; main() prints its message and exits with its status.
 class interpreter_error : public std::runtime_error {
@@ -36,6 +38,7 @@ private:
     int exit_status_;
 };
 
-void require_working_python(const PythonChoice& choice);
+// The interpreter's description, to hand to LocalSandboxOptions::python_info so it is not asked again.
+InterpreterInfo require_working_python(const PythonChoice& choice);
 
 }  // namespace e2beval::cli

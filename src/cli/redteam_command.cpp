@@ -289,11 +289,12 @@ int redteam_command(const ParsedArgs& args) {
     const bool scan = !args.flag("--no-scan");
     // Checked as `run` and `eval` check it, before any trap is planted: a wrong --python is the user's to fix
     // (exit 127 or 126, saying which interpreter and why), not a sandbox failure.
-    require_working_python(chosen_python(args.value("--python")));
+    const auto python = require_working_python(chosen_python(args.value("--python")));
 
     RedteamHost host;  // first: it forks its sentinel before the sandbox starts any thread
     LocalSandboxOptions options;
     options.python_executable = args.value("--python").value_or("");
+    options.python_info = python;
     options.pool.enabled = false;  // every attack gets a fresh, cold sandbox
     LocalSandbox sandbox(options);
     const bool network = args.flag("--network");
