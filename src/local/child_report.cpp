@@ -17,6 +17,16 @@ void copy_text(char* destination, std::size_t capacity, const char* source) noex
     destination[i] = '\0';
 }
 
+// One report as one message, with room for one fd in its control part (`control` must outlive `message`).
+msghdr report_message(iovec& payload, char (&control)[CMSG_SPACE(sizeof(int))]) noexcept {
+    msghdr message{};
+    message.msg_iov = &payload;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    return message;
+}
+
 }  // namespace
 
 ChildReport failure_report(const StepError& step) noexcept {
@@ -37,11 +47,7 @@ void send_child_report(int fd, const ChildReport& report) noexcept {
 StepError send_child_report_with_fd(int fd, const ChildReport& report, int passed_fd) noexcept {
     iovec payload{const_cast<ChildReport*>(&report), sizeof report};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr message{};
-    message.msg_iov = &payload;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
+    msghdr message = report_message(payload, control);
     cmsghdr* header = CMSG_FIRSTHDR(&message);
     header->cmsg_level = SOL_SOCKET;
     header->cmsg_type = SCM_RIGHTS;
@@ -56,11 +62,7 @@ ssize_t receive_child_report(int fd, ChildReport& report, int& passed_fd) noexce
     passed_fd = -1;
     iovec payload{&report, sizeof report};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr message{};
-    message.msg_iov = &payload;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
+    msghdr message = report_message(payload, control);
     const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n <= 0) return n;
     if (const cmsghdr* header = CMSG_FIRSTHDR(&message); header && header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS)

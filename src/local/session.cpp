@@ -115,8 +115,7 @@ public:
             local::ChildReport report;
             if (::recv(sandbox_.report.get(), &report, sizeof report, MSG_DONTWAIT) == static_cast<ssize_t>(sizeof report) &&
                 report.kind == local::ChildReport::setup_failed)
-                why = std::string("sandbox set-up failed: ") + report.call + (report.path[0] ? std::string(" on ") + report.path : "") +
-                      ": " + std::strerror(report.value);
+                why = local::describe_setup_failure(report);
             throw sandbox_error("the session's sandbox could not start: " + why + stderr_excerpt());
         }
     }

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from host_evidence import Listeners, make_canary
+from session_case_driver import parse_headers
 
 HERE = Path(__file__).parent
 SESSIONS_DIR = HERE / "sessions"
@@ -37,15 +38,10 @@ class SessionCase:
 
 
 def parse_case(path: Path) -> SessionCase:
-    headers: dict[str, str] = {}
-    for line in path.read_text().splitlines():
-        if not line.startswith("#"):
-            break
-        name, sep, value = line[1:].strip().partition(":")
-        if sep and name.replace("-", "").isalpha():
-            if name not in KNOWN_HEADERS:
-                raise ValueError(f"{path.name}: unknown header '# {name}:' (known: {sorted(KNOWN_HEADERS)})")
-            headers[name] = value.strip()
+    headers = parse_headers(path)
+    unknown = sorted(set(headers) - KNOWN_HEADERS)
+    if unknown:
+        raise ValueError(f"{path.name}: unknown header '# {unknown[0]}:' (known: {sorted(KNOWN_HEADERS)})")
     if not headers.get("why"):
         raise ValueError(f"{path.name}: missing '# why:' header")
     if "create" in headers:

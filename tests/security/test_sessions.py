@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-import e2beval
 from e2beval.sandbox import Sandbox, SandboxException, TimeoutException
 
 # The bound: a call returns within the caller's timeout plus one second, whatever the code did.
