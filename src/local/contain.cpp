@@ -74,10 +74,18 @@ void wipe_host_strings(const SpawnPlan& plan) noexcept {
 // Becomes the unprivileged id inside. Capabilities in the new user namespace survive this because id 0
 // is not mapped inside (so the kernel's "leaving root" rule does not apply); they are dropped explicitly
 // in the program's process before exec.
+//
+// Raw system calls, not glibc's wrappers: those apply the change to every thread of the process they
+// believe exists (__nptl_setxid), and this child of a multi-threaded host inherited their list of the
+// parent's threads, none of which is here. One caught starting or ending at the moment of clone3 makes
+// the wrapper wait forever for an answer (found when the warm pool began moving processes into cgroups
+// from short-lived threads).
 void become_sandbox_user(const SpawnPlan& plan) noexcept {
-    if (::setresgid(plan.inside_gid, plan.inside_gid, plan.inside_gid) != 0) fail("setresgid");
-    if (plan.clear_supplementary_groups && ::setgroups(0, nullptr) != 0) fail("setgroups(0, NULL)");
-    if (::setresuid(plan.inside_uid, plan.inside_uid, plan.inside_uid) != 0) fail("setresuid");
+    const auto gid = static_cast<long>(plan.inside_gid);
+    const auto uid = static_cast<long>(plan.inside_uid);
+    if (::syscall(SYS_setresgid, gid, gid, gid) != 0) fail("setresgid");
+    if (plan.clear_supplementary_groups && ::syscall(SYS_setgroups, 0L, nullptr) != 0) fail("setgroups(0, NULL)");
+    if (::syscall(SYS_setresuid, uid, uid, uid) != 0) fail("setresuid");
 }
 
 void write_program(const SpawnPlan& plan) noexcept {

@@ -10,11 +10,13 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/io_context.hpp>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
@@ -325,4 +327,30 @@ TEST_CASE("a LocalSandbox destroyed while its executions are in flight leaves th
         CHECK_MESSAGE(results[i].outcome == Outcome::ok, results[i].detail);
         CHECK(results[i].stdout_data == std::to_string(i) + "\n");
     }
+}
+
+TEST_CASE("cold sandboxes start while other threads of the host process start and end") {
+    // The sandbox's init runs in a clone of one thread of a multi-threaded host: a glibc call that
+    // believes the parent's other threads are there (setresuid/setresgid broadcast to every thread)
+    // waited forever for a thread caught starting or ending at the moment of the clone.
+    std::atomic<bool> stop{false};
+    std::thread churn([&] {
+        while (!stop) std::thread([] {}).join();
+    });
+    LocalSandboxOptions options;
+    options.pool.enabled = false;
+    LocalSandbox cold(options);
+    int started = 0;
+    for (int i = 0; i < 40; ++i) {
+        ExecRequest request;
+        request.code = "print('up')";
+        request.limits.wall_time = std::chrono::seconds(10);
+        const auto result = cold.execute(request);
+        CHECK_MESSAGE(result.outcome == Outcome::ok, result.detail);
+        if (result.outcome != Outcome::ok) break;  // one hang is enough to show it: do not wait 10 s per run
+        ++started;
+    }
+    stop = true;
+    churn.join();
+    CHECK(started == 40);
 }
