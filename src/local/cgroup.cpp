@@ -321,8 +321,6 @@ std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
     const auto name = own_cgroup_prefix() + std::to_string(counter++);
     SandboxCgroup cgroup;
     cgroup.version_ = support.version;
-    const auto memory = std::to_string(limits.memory_bytes);
-    const auto pids = std::to_string(limits.max_processes + 1);  // + the sandbox's init
     const auto make = [&](const std::string& parent) {
         const auto directory = parent + "/" + name;
         if (::mkdir(directory.c_str(), 0755) != 0)
@@ -330,40 +328,77 @@ std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
         cgroup.directories_.push_back(directory);
         return directory;
     };
-    const auto set = [](const std::string& file, const std::string& value) {
-        if (!write_text(file, value)) throw sandbox_error(describe_syscall_failure("write(" + file + ", " + value + ")", errno));
-    };
     if (support.version == CgroupSupport::Version::v2) {
         const auto directory = make(support.v2_parent);
-        set(directory + "/memory.max", memory);
         write_text(directory + "/memory.swap.max", "0");  // absent without swap accounting: fine
-        set(directory + "/pids.max", pids);
         cgroup.directory_fd_ = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (cgroup.directory_fd_ < 0) throw sandbox_error(describe_syscall_failure("open(" + directory + ", O_PATH)", errno));
-        return cgroup;
-    }
-    for (const auto& [controller, parent] : support.v1_parents) {
-        const auto directory = make(parent);
-        if (controller == "memory") {
-            set(directory + "/memory.limit_in_bytes", memory);
-            write_text(directory + "/memory.memsw.limit_in_bytes", memory);  // no swap, where swap is accounted
-            write_text(directory + "/memory.swappiness", "0");
-        } else if (controller == "pids") {
-            set(directory + "/pids.max", pids);
+    } else {
+        for (const auto& [controller, parent] : support.v1_parents) {
+            const auto directory = make(parent);
+            if (controller == "memory") write_text(directory + "/memory.swappiness", "0");
         }
     }
+    cgroup.apply_limits(limits);
     return cgroup;
 }
 
+namespace {
+
+void set_limit(const std::string& file, std::uint64_t value) {
+    if (!write_text(file, std::to_string(value)))
+        throw sandbox_error(describe_syscall_failure("write(" + file + ", " + std::to_string(value) + ")", errno));
+}
+
+}  // namespace
+
+void SandboxCgroup::apply_limits(const Limits& limits) {
+    const std::uint64_t memory = limits.memory_bytes;
+    const std::uint64_t tasks = limits.max_processes + 1;  // + the sandbox's init
+    const auto has = [](const std::string& file) { return ::access(file.c_str(), W_OK) == 0; };
+    for (const auto& directory : directories_) {
+        if (version_ == CgroupSupport::Version::v2) {
+            if (memory != memory_limit_) set_limit(directory + "/memory.max", memory);
+            if (tasks != task_limit_) set_limit(directory + "/pids.max", tasks);
+            continue;
+        }
+        if (memory != memory_limit_ && has(directory + "/memory.limit_in_bytes")) {
+            // v1 keeps limit_in_bytes <= memsw.limit_in_bytes (memory + swap) at every step: raise the
+            // second first, lower the first first. memsw is absent without swap accounting: fine.
+            const auto memsw = directory + "/memory.memsw.limit_in_bytes";
+            if (memory > memory_limit_) write_text(memsw, std::to_string(memory));
+            set_limit(directory + "/memory.limit_in_bytes", memory);
+            if (memory < memory_limit_) write_text(memsw, std::to_string(memory));
+        }
+        if (tasks != task_limit_ && has(directory + "/pids.max")) set_limit(directory + "/pids.max", tasks);
+    }
+    memory_limit_ = memory;
+    task_limit_ = tasks;
+}
+
+CgroupUsage SandboxCgroup::begin_execution() {
+    // v1 resets the peak to the current usage when 0 is written to it. v2's memory.peak resets only for
+    // the file descriptor that wrote it (Linux 6.12+), so a reused v2 cgroup reports no peak of its own.
+    peak_is_per_execution_ = false;
+    for (const auto& directory : directories_)
+        if (version_ == CgroupSupport::Version::v1 && ::access((directory + "/memory.max_usage_in_bytes").c_str(), W_OK) == 0)
+            peak_is_per_execution_ = write_text(directory + "/memory.max_usage_in_bytes", "0");
+    return usage();
+}
+
 SandboxCgroup::SandboxCgroup(SandboxCgroup&& other) noexcept
-    : version_(other.version_), directories_(std::move(other.directories_)), directory_fd_(std::exchange(other.directory_fd_, -1)) {
+    : version_(other.version_),
+      directories_(std::move(other.directories_)),
+      directory_fd_(std::exchange(other.directory_fd_, -1)),
+      memory_limit_(other.memory_limit_),
+      task_limit_(other.task_limit_),
+      peak_is_per_execution_(other.peak_is_per_execution_) {
     other.directories_.clear();
 }
 
 SandboxCgroup::~SandboxCgroup() { remove(); }
 
 void SandboxCgroup::add_process(pid_t pid) const {
-    if (version_ != CgroupSupport::Version::v1) return;
     for (const auto& directory : directories_)
         if (!write_text(directory + "/cgroup.procs", std::to_string(pid)))
             throw sandbox_error(describe_syscall_failure("write(" + directory + "/cgroup.procs)", errno));
@@ -394,6 +429,15 @@ CgroupUsage SandboxCgroup::usage() const {
             if (found) usage.cpu_time = std::chrono::nanoseconds(nanoseconds);
         }
     }
+    return usage;
+}
+
+CgroupUsage SandboxCgroup::usage_since(const CgroupUsage& start) const {
+    auto usage = this->usage();
+    if (usage.cpu_time && start.cpu_time) usage.cpu_time = *usage.cpu_time - *start.cpu_time;
+    usage.oom_kills -= std::min(usage.oom_kills, start.oom_kills);
+    usage.pids_limit_hits -= std::min(usage.pids_limit_hits, start.pids_limit_hits);
+    if (!peak_is_per_execution_) usage.peak_memory_bytes.reset();
     return usage;
 }
 

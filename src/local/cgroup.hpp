@@ -1,6 +1,7 @@
 // cgroups: one cgroup per sandbox, created below the cgroup e2beval already runs in, for memory (no swap),
 // pids and cpu limits and accounting. cgroup v2 where it is delegated to us, else the v1 controllers,
-// else none (rlimits remain). Removed when the sandbox ends.
+// else none (rlimits remain). Removed when the sandbox ends. A warm-pool zygote keeps two and reuses them
+// for its executions, in turn (supervisor.hpp), so no cgroup is made or moved into on a request's path.
 #pragma once
 
 #include <sys/types.h>
@@ -50,7 +51,7 @@ struct CgroupSweep {
 const CgroupSweep& sweep_stale_cgroups(std::chrono::milliseconds wait_for_dying);
 
 struct CgroupUsage {
-    std::optional<std::uint64_t> peak_memory_bytes;
+    std::optional<std::uint64_t> peak_memory_bytes;  // nullopt where unknown, or not this execution's own
     std::optional<std::chrono::nanoseconds> cpu_time;
     std::uint64_t oom_kills = 0;
     std::uint64_t pids_limit_hits = 0;
@@ -69,10 +70,22 @@ public:
 
     // v2: an O_PATH fd of the cgroup for clone3(CLONE_INTO_CGROUP); -1 for v1.
     int directory_fd() const noexcept { return directory_fd_; }
-    // v1: moves `pid` into every controller's cgroup (before it runs anything). No-op for v2.
+    // Moves `pid` into this cgroup (every v1 controller's, or the v2 one) before it runs anything. This write
+    // can block: the kernel takes cgroup_threadgroup_rwsem for writing, which waits for an RCU grace period
+    // (about 15 ms here) unless another move happened a moment before. Keep it off a request's path.
     void add_process(pid_t pid) const;
 
+    // For a cgroup reused by many executions: writes the memory (no swap) and task limits of `limits`
+    // where they differ from the ones it has, so executions asking for the same limits write nothing.
+    void apply_limits(const Limits& limits);
+    // Starts one execution in a reused cgroup: resets the peak memory where the kernel allows it (v1) and
+    // returns the counters as they are, for usage_since.
+    CgroupUsage begin_execution();
+
     CgroupUsage usage() const;
+    // Usage since `start` (begin_execution's result; a default CgroupUsage for a cgroup made for one
+    // execution): CPU time and the counters as differences; peak memory only where it was reset.
+    CgroupUsage usage_since(const CgroupUsage& start) const;
     CgroupSupport::Version version() const noexcept { return version_; }
 
 private:
@@ -82,6 +95,10 @@ private:
     CgroupSupport::Version version_ = CgroupSupport::Version::none;
     std::vector<std::string> directories_;  // v2: one; v1: one per controller
     int directory_fd_ = -1;
+    // As written, so apply_limits writes only changes; a new cgroup has none ("max").
+    std::uint64_t memory_limit_ = UINT64_MAX;
+    std::uint64_t task_limit_ = UINT64_MAX;
+    bool peak_is_per_execution_ = true;  // false once begin_execution could not reset it
 };
 
 }  // namespace e2beval::local

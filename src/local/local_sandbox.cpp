@@ -286,6 +286,7 @@ bool run_warm(const std::shared_ptr<const LocalSandbox::Settings>& settings, con
     local::WarmHooks hooks;
     hooks.release = [pool, zygote, key = request.isolation](bool healthy) { pool->release(key, zygote, healthy); };
     hooks.kill_zygote = [zygote] { zygote->kill(); };
+    hooks.prepare_standby = [zygote](local::UniqueFd standby_pidfd) { zygote->prepare_standby(std::move(standby_pidfd)); };
     hooks.zygote_pidfd = ::fcntl(zygote->init_pidfd(), F_DUPFD_CLOEXEC, 0);
     // Holds the settings, not the LocalSandbox: it may be gone when the cold run starts.
     hooks.run_cold = [settings, io, request](ResultHandler cold) {

@@ -4,10 +4,11 @@
 # It runs as the sandbox user with CAP_SYS_ADMIN and CAP_SETPCAP inside the sandbox's user namespace only,
 # fd 3 being its control channel (SOCK_SEQPACKET) to the supervisor. It serves one execution at a time.
 # Ahead of each request it forks a standby process into a new pid namespace (pid 1 there), which unshares
-# new mount and ipc namespaces and mounts its own workspace, /dev/shm and /proc; on the request, the
-# standby reads the code, waits until the supervisor has put it into its cgroup, then sets rlimits, drops
-# every capability, sets no_new_privs, installs the seccomp filter and runs the code: the same steps, in
-# the same order, as a cold sandbox. The zygote reports the program's end.
+# new mount and ipc namespaces and mounts its own workspace, /dev/shm and /proc, and reports it (a pidfd)
+# to the supervisor, which moves it into the cgroup of the execution it will run before it sends that
+# request. On the request, the standby reads the code, sets rlimits, drops every capability, sets
+# no_new_privs, installs the seccomp filter and runs the code: the same steps, in the same order, as a
+# cold sandbox. The zygote reports the program's end.
 #
 # Every one of those steps, and every report to the supervisor, is compiled code: the library built from
 # the cold path's own sources (src/local/warm_steps.cpp), which the supervisor sends with the settings and
@@ -83,8 +84,6 @@ def program(message, fds, channel):
                 break
             program_file.write(chunk)
     os.chdir("/tmp")
-    if channel.recv(1) != b"g":  # the supervisor has put us into this execution's cgroup
-        os._exit(126)
     for target, fd in ((0, stdin_fd), (1, stdout_fd), (2, stderr_fd)):
         os.dup2(fd, target)
     os.environ.clear()
@@ -145,17 +144,30 @@ def standby_alive(pid):
         return False
 
 
+def report_standby(report, standby, fd):
+    """Hands the supervisor a pidfd of the standby: it moves it into its execution's cgroup."""
+    pidfd = os.pidfd_open(standby[0])
+    try:
+        check(report(fd, pidfd))
+    finally:
+        os.close(pidfd)
+
+
 def serve():
     standby = start_standby()
-    warm.e2beval_warm_report_ready(control.fileno(), os.getpid())
+    report_standby(lambda fd, pidfd: warm.e2beval_warm_report_ready(fd, os.getpid(), pidfd), standby, control.fileno())
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1 << 16, 8)
         if not message:
             os._exit(0)  # the supervisor is gone (the standby follows: its socket closes)
         channel = socket.socket(fileno=fds[-1])
         try:
+            # Only the standby the supervisor moved into the request's cgroup may run it: a dead one is
+            # not replaced here (a new process would run outside that cgroup's limits).
             if not standby_alive(standby[0]):
-                standby = start_standby()
+                warm.e2beval_warm_report_bug(channel.fileno(), b"zygote: the process prepared for this execution died")
+                channel.close()
+                os._exit(127)
             pid, standby_socket = standby
             socket.send_fds(standby_socket, [message], fds)
             standby_socket.close()
@@ -166,6 +178,7 @@ def serve():
             os.close(pidfd)
             check(started)
             standby = start_standby()  # the next one, while this program runs
+            report_standby(warm.e2beval_warm_report_standby, standby, channel.fileno())
             while True:
                 try:
                     _, status, usage = os.wait4(pid, 0)
@@ -188,8 +201,7 @@ def load_warm_steps():
     library.e2beval_warm_prepare.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     library.e2beval_warm_report_bug.argtypes = [ctypes.c_int, ctypes.c_char_p]
     library.e2beval_warm_report_ended.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong]
-    for name in ("e2beval_warm_report_failure", "e2beval_warm_report_bug", "e2beval_warm_report_ready",
-                 "e2beval_warm_report_ended"):
+    for name in ("e2beval_warm_report_failure", "e2beval_warm_report_bug", "e2beval_warm_report_ended"):
         getattr(library, name).restype = None
     if library.e2beval_warm_configure(settings, len(settings)) != 0:
         library.e2beval_warm_report_failure(control.fileno())

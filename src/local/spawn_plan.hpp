@@ -81,8 +81,9 @@ struct ChildReport {
         setup_failed = 1,      // value: errno; call/path: what failed
         program_ended = 2,     // value: wait status; peak_rss_kib/cpu_us: the program's usage (warm pool)
         seccomp_listener = 3,  // carries the seccomp listener fd
-        program_started = 4,   // warm pool: carries the program's pidfd; the program waits for "go"
-        zygote_ready = 5,      // warm pool: the zygote has started and imported its modules
+        program_started = 4,   // warm pool: carries the program's pidfd
+        zygote_ready = 5,      // warm pool: the zygote has started; carries its first standby's pidfd
+        standby_ready = 6,     // warm pool: carries the pidfd of the next execution's process (the standby)
     };
     std::int32_t kind = 0;
     std::int32_t value = 0;

@@ -91,8 +91,17 @@ struct Spawned {
     UniqueFd stdout_read;
     UniqueFd stderr_read;
     UniqueFd report;
-    std::optional<SandboxCgroup> cgroup;
+    std::shared_ptr<SandboxCgroup> cgroup;
+    CgroupUsage cgroup_start;  // a reused cgroup's counters when the execution began (zero for a new one)
 };
+
+// A process's pid in our pid namespace, from its pidfd (cgroup.procs takes pids).
+pid_t pid_of(int pidfd) {
+    std::ifstream info("/proc/self/fdinfo/" + std::to_string(pidfd));
+    for (std::string line; std::getline(info, line);)
+        if (line.rfind("Pid:", 0) == 0) return static_cast<pid_t>(std::stol(line.substr(4)));
+    throw sandbox_error("cannot read a process's pid from its pidfd");
+}
 
 void kill_and_reap(pid_t pid, int pidfd) noexcept {
     ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
@@ -115,8 +124,9 @@ void check_stdin_size(const std::string& data) {
 
 // The execution's cgroup: limits and accounting for the whole tree, or none when the host has none
 // (refused when the caller's minimum level needs one).
-std::optional<SandboxCgroup> execution_cgroup(const SupervisionRequest& request) {
-    auto cgroup = SandboxCgroup::create(request.limits);
+std::shared_ptr<SandboxCgroup> execution_cgroup(const SupervisionRequest& request) {
+    auto made = SandboxCgroup::create(request.limits);
+    auto cgroup = made ? std::make_shared<SandboxCgroup>(std::move(*made)) : nullptr;
     if (!cgroup && request.isolation.minimum_level == IsolationLevel::full) {
         std::string why;
         for (const auto& note : cgroup_support().notes) why += (why.empty() ? "" : "; ") + note;
@@ -131,8 +141,8 @@ std::optional<SandboxCgroup> execution_cgroup(const SupervisionRequest& request)
 // session's request channel) instead of a pipe prefilled with request.stdin_data.
 Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* interactive_stdin = nullptr) {
     check_stdin_size(request.stdin_data);
-    // 1. cgroup (a zygote has none: each of its executions gets its own).
-    std::optional<SandboxCgroup> cgroup = with_cgroup ? execution_cgroup(request) : std::nullopt;
+    // 1. cgroup (a zygote has none: its executions run in cgroups of their own).
+    std::shared_ptr<SandboxCgroup> cgroup = with_cgroup ? execution_cgroup(request) : nullptr;
     // 2. pipes and the report socket.
     UniqueFd stdin_read;
     if (interactive_stdin) {
@@ -183,7 +193,7 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
     // 4. parent: id maps and the v1 cgroup, then let the child go on.
     try {
         write_id_maps(spawned.pid, request.ids);
-        if (spawned.cgroup) spawned.cgroup->add_process(spawned.pid);
+        if (spawned.cgroup && spawned.cgroup->directory_fd() < 0) spawned.cgroup->add_process(spawned.pid);
     } catch (...) {
         kill_and_reap(spawned.pid, spawned.pidfd.get());
         throw;
@@ -233,6 +243,7 @@ public:
           timer_(executor),
           cpu_timer_(executor),
           cgroup_(std::move(spawned.cgroup)),
+          cgroup_start_(spawned.cgroup_start),
           handler_(std::move(handler)),
           warm_(std::move(warm)),
           started_(std::chrono::steady_clock::now()) {
@@ -331,6 +342,13 @@ private:
                 if (passed_fd >= 0) on_warm_start(passed_fd);
                 continue;
             }
+            if (report.kind == ChildReport::standby_ready) {
+                // The zygote forked the process for its next execution: it goes into its cgroup now.
+                standby_reported_ = true;
+                if (passed_fd >= 0 && warm_.prepare_standby) warm_.prepare_standby(UniqueFd(passed_fd));
+                else if (passed_fd >= 0) ::close(passed_fd);
+                continue;
+            }
             if (report.kind == ChildReport::seccomp_listener) {
                 if (passed_fd >= 0) {
                     listener_.assign(passed_fd);
@@ -376,7 +394,7 @@ private:
         cpu_timer_.expires_after(kCpuPollInterval);
         cpu_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
             if (ec || self->reaped_) return;
-            const auto cpu = self->cgroup_->usage().cpu_time;
+            const auto cpu = self->cgroup_->usage_since(self->cgroup_start_).cpu_time;
             if (cpu && *cpu > self->limits_.cpu_time) return self->kill_for(Outcome::cpu_limit);
             self->poll_cpu();
         });
@@ -396,30 +414,17 @@ private:
 
     bool warm() const noexcept { return static_cast<bool>(warm_.release); }
 
-    // Warm: the program exists and waits; put it into its cgroup, then let it run.
+    // Warm: the program runs (it was in its cgroup before the request was sent); its pidfd lets us kill it.
     void on_warm_start(int pidfd) {
         program_started_ = true;
         pidfd_.assign(pidfd);
-        try {
-            if (cgroup_) cgroup_->add_process(pid_of(pidfd));
-        } catch (const std::exception& failure) {
-            pollfd state{pidfd, POLLIN, 0};
-            if (::poll(&state, 1, 0) > 0) {
-                // The program died before it could run anything: its zygote was killed under it.
-                // Like a zygote that died before forking, the execution will run cold.
-                program_started_ = false;
-                zygote_healthy_ = false;
-                return;
-            }
-            setup_failure_ = failure.what();
-            return kill_for(Outcome::sandbox_error);
-        }
-        ::send(report_.native_handle(), "g", 1, MSG_NOSIGNAL);
     }
 
     // Warm: the zygote died. What we sent it may be stuck in its socket, so no end-of-file will come:
     // before the program started, run the request cold; after, finish with what we have.
     void on_zygote_exit() {
+        if (finished_ || reaped_) return;
+        drain_reports();  // a program that started has run: it is never run again, cold
         if (finished_ || reaped_) return;
         if (!program_started_ && !killed_for_ && warm_.run_cold) {
             finished_ = true;
@@ -456,18 +461,13 @@ private:
             zygote_healthy_ = false;
         }
         if (last_report_ && last_report_->kind == ChildReport::setup_failed) zygote_healthy_ = false;
+        // With cgroups, the next execution needs the process the zygote prepares while this one runs.
+        if (cgroup_ && warm_.prepare_standby && !standby_reported_) zygote_healthy_ = false;
         timer_.cancel();
         cpu_timer_.cancel();
         maybe_finish();
     }
 
-    // The program's pid in our pid namespace, from its pidfd (cgroup v1 takes pids).
-    static pid_t pid_of(int pidfd) {
-        std::ifstream info("/proc/self/fdinfo/" + std::to_string(pidfd));
-        for (std::string line; std::getline(info, line);)
-            if (line.rfind("Pid:", 0) == 0) return static_cast<pid_t>(std::stol(line.substr(4)));
-        throw sandbox_error("cannot read the program's pid from its pidfd");
-    }
 
     void on_exit() {
         int status = 0;
@@ -509,15 +509,15 @@ private:
         report_.close();
         listener_.close();
         if (cgroup_) {
-            cgroup_usage_ = cgroup_->usage();
+            cgroup_usage_ = cgroup_->usage_since(cgroup_start_);
             // The cgroup sees the whole tree, also processes killed before anyone reaped them.
             if (cgroup_usage_.cpu_time) result_.cpu_time = *cgroup_usage_.cpu_time;
-            // A warm program joins its cgroup after the fork, so the pages it shares with the zygote are
-            // not charged there: its own peak RSS (from the zygote's wait4) is the better figure.
+            // A warm program was forked from the zygote, so the pages it shares with the zygote are not
+            // charged to its cgroup: its own peak RSS (from the zygote's wait4) is the better figure.
             if (cgroup_usage_.peak_memory_bytes && !(warm() && result_.peak_memory_bytes))
                 result_.peak_memory_bytes = cgroup_usage_.peak_memory_bytes;
             result_.cgroup_version = std::string(to_string(cgroup_->version()));
-            cgroup_.reset();  // removes it
+            cgroup_.reset();  // removes it, unless it is a zygote's, reused by its next executions
         } else {
             result_.cgroup_version = "none";
         }
@@ -612,7 +612,8 @@ private:
     asio::posix::stream_descriptor zygote_exit_;
     asio::steady_timer timer_;
     asio::steady_timer cpu_timer_;
-    std::optional<SandboxCgroup> cgroup_;
+    std::shared_ptr<SandboxCgroup> cgroup_;
+    CgroupUsage cgroup_start_;
     CgroupUsage cgroup_usage_;
     asio::any_completion_handler<void(ExecResult)> handler_;
     WarmHooks warm_;
@@ -624,6 +625,7 @@ private:
     std::optional<Outcome> killed_for_;
     bool zygote_healthy_ = true;
     bool program_started_ = false;
+    bool standby_reported_ = false;
     std::string setup_failure_;
     bool stdout_open_ = true;
     bool stderr_open_ = true;
@@ -633,16 +635,56 @@ private:
 
 }  // namespace
 
-Zygote::Zygote(pid_t init_pid, UniqueFd init_pidfd, UniqueFd control)
-    : init_pid_(init_pid), init_pidfd_(std::move(init_pidfd)), control_(std::move(control)) {}
+Zygote::Zygote(pid_t init_pid, UniqueFd init_pidfd, UniqueFd control,
+               std::array<std::shared_ptr<SandboxCgroup>, 2> execution_cgroups)
+    : init_pid_(init_pid),
+      init_pidfd_(std::move(init_pidfd)),
+      control_(std::move(control)),
+      execution_cgroups_(std::move(execution_cgroups)) {}
+
+void Zygote::prepare_standby(UniqueFd standby_pidfd) {
+    if (!execution_cgroups_[0]) return;  // no cgroups: nothing to prepare, the pidfd closes
+    if (standby_moved_.valid()) standby_moved_.wait();  // one nobody took: its fd must outlive the move
+    standby_pidfd_ = std::move(standby_pidfd);
+    standby_moved_ = std::async(std::launch::async, [cgroup = execution_cgroups_[next_cgroup_],
+                                                     pidfd = standby_pidfd_.get()]() -> std::string {
+        try {
+            cgroup->add_process(pid_of(pidfd));
+        } catch (const std::exception& failure) {
+            return std::string("the warm pool could not move its next execution's process into its cgroup: ") +
+                   failure.what();
+        }
+        // A pid names the standby until the zygote reaps it: if it is not reaped now, the pid written was its.
+        if (::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) != 0)
+            return "the warm pool's next execution's process ended while it was moved into its cgroup";
+        return {};
+    });
+}
+
+std::shared_ptr<SandboxCgroup> Zygote::take_standby_cgroup() {
+    if (!execution_cgroups_[0]) return nullptr;
+    if (!standby_moved_.valid()) throw sandbox_error("the warm-pool zygote has no process ready for the next execution");
+    if (auto failure = standby_moved_.get(); !failure.empty()) throw sandbox_error(failure);
+    pollfd exited{standby_pidfd_.get(), POLLIN, 0};
+    if (::poll(&exited, 1, 0) != 0) throw sandbox_error("the warm pool's next execution's process died before its request");
+    standby_pidfd_.reset();
+    auto cgroup = execution_cgroups_[next_cgroup_];
+    next_cgroup_ ^= 1;
+    return cgroup;
+}
 
 Zygote::~Zygote() { kill(); }
 
 std::optional<std::string> Zygote::read_startup_report() {
     ChildReport report;
-    const ssize_t n = ::recv(control(), &report, sizeof report, MSG_DONTWAIT);
+    int passed_fd = -1;
+    const ssize_t n = receive_child_report(control(), report, passed_fd);
+    UniqueFd standby(passed_fd);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return std::nullopt;  // not yet
     if (n == static_cast<ssize_t>(sizeof report) && report.kind == ChildReport::zygote_ready) {
+        // It carries the first execution's standby.
+        if (!standby && execution_cgroups_[0]) return "the warm-pool zygote started without a process for its first execution";
+        prepare_standby(std::move(standby));
         ready = true;
         startup_stderr.reset();
         return std::string();
@@ -669,8 +711,12 @@ void Zygote::kill() noexcept {
 }
 
 std::unique_ptr<Zygote> launch_zygote(SupervisionRequest request, const WarmSettings& settings) {
+    // Its executions' two cgroups (or none), made now, reused by every execution it serves.
+    std::array<std::shared_ptr<SandboxCgroup>, 2> execution_cgroups{execution_cgroup(request), nullptr};
+    if (execution_cgroups[0]) execution_cgroups[1] = execution_cgroup(request);
     Spawned spawned = spawn(request, false);
-    auto zygote = std::make_unique<Zygote>(spawned.pid, std::move(spawned.pidfd), std::move(spawned.report));
+    auto zygote = std::make_unique<Zygote>(spawned.pid, std::move(spawned.pidfd), std::move(spawned.report),
+                                           std::move(execution_cgroups));
     // Its own stdout stays unread; the zygote never writes there. Its stderr explains a failed start.
     zygote->startup_stderr = std::move(spawned.stderr_read);
     // First message: the settings, with the compiled steps the zygote loads (a sealed memfd).
@@ -715,7 +761,18 @@ json::object warm_request_json(const SupervisionRequest& request) {
 bool supervise_warm(asio::any_io_executor executor, Zygote& zygote, SupervisionRequest request, WarmHooks hooks,
                     asio::any_completion_handler<void(ExecResult)>& handler) {
     check_stdin_size(request.stdin_data);
-    auto cgroup = execution_cgroup(request);
+    // The cgroup its standby is already in: limits for this request, and the counters it starts from.
+    std::shared_ptr<SandboxCgroup> cgroup;
+    CgroupUsage cgroup_start;
+    try {
+        cgroup = zygote.take_standby_cgroup();
+        if (cgroup) {
+            cgroup->apply_limits(request.limits);
+            cgroup_start = cgroup->begin_execution();
+        }
+    } catch (const error&) {
+        return false;  // the zygote cannot serve: the caller releases it as broken and runs the request cold
+    }
     UniqueFd stdin_read = prefilled_stdin(request.stdin_data);
     Pipe out = make_pipe(), err = make_pipe();
     ReportChannel report = make_report_channel();
@@ -728,7 +785,7 @@ bool supervise_warm(asio::any_io_executor executor, Zygote& zygote, SupervisionR
         return false;
 
     Spawned spawned{-1, UniqueFd(), std::move(out.read_end), std::move(err.read_end), std::move(report.parent_end),
-                    std::move(cgroup)};
+                    std::move(cgroup), cgroup_start};
     std::make_shared<Supervision>(executor, request, std::move(spawned), std::move(handler), std::move(hooks))->start();
     return true;
 }

@@ -5,7 +5,9 @@
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
 
+#include <array>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,7 +58,9 @@ void kill_interactive(InteractiveSandbox& sandbox) noexcept;
 // zygote interpreter. Owning it keeps it alive; destroying it kills its whole pid namespace.
 class Zygote {
 public:
-    Zygote(pid_t init_pid, UniqueFd init_pidfd, UniqueFd control);
+    // `execution_cgroups`: two (or none without cgroups) that its executions run in, in turn.
+    Zygote(pid_t init_pid, UniqueFd init_pidfd, UniqueFd control,
+           std::array<std::shared_ptr<SandboxCgroup>, 2> execution_cgroups);
     Zygote(const Zygote&) = delete;
     Zygote& operator=(const Zygote&) = delete;
     ~Zygote();
@@ -74,11 +78,25 @@ public:
     // Reads the start-up report without blocking: nothing yet (nullopt), ready (""), or why it failed.
     std::optional<std::string> read_startup_report();
 
+    // The zygote forks the process of its next execution ahead of the request (the standby: namespaces
+    // and mounts made). prepare_standby moves it into the cgroup that execution will use, in the
+    // background: the other one of the two, while the current execution runs in its own. So no cgroup is
+    // made, moved into or removed on a request's path (a move can block ~15 ms, see cgroup.hpp).
+    void prepare_standby(UniqueFd standby_pidfd);
+    // The cgroup the next execution runs in, with its standby in it (normally moved long before; this
+    // waits otherwise); nullptr without cgroups. Throws sandbox_error when the standby could not be moved
+    // there or died: the zygote cannot serve, and the execution runs cold.
+    std::shared_ptr<SandboxCgroup> take_standby_cgroup();
+
 private:
     pid_t init_pid_;
     UniqueFd init_pidfd_;
     UniqueFd control_;
     bool reaped_ = false;
+    std::array<std::shared_ptr<SandboxCgroup>, 2> execution_cgroups_;
+    unsigned next_cgroup_ = 0;
+    UniqueFd standby_pidfd_;
+    std::future<std::string> standby_moved_;  // declared after standby_pidfd_: joined before it closes
 };
 
 // Starts a zygote from `request` (plan.zygote set) and sends it its settings; it is not ready yet (see
@@ -94,6 +112,8 @@ struct WarmHooks {
     std::function<void()> kill_zygote;
     // The zygote died before it started the program (nothing of the request ran): run it again, cold.
     std::function<void(boost::asio::any_completion_handler<void(ExecResult)>)> run_cold;
+    // The zygote reported the standby for its next execution (Zygote::prepare_standby).
+    std::function<void(UniqueFd standby_pidfd)> prepare_standby;
     // A pidfd of the zygote's sandbox init (owned by the execution): readable once the zygote is gone.
     int zygote_pidfd = -1;
 };

@@ -200,11 +200,19 @@ E2BEVAL_WARM_API void e2beval_warm_report_bug(int fd, const char* text) {
     send_child_report(fd, failure_report({text, "", 0}));
 }
 
-E2BEVAL_WARM_API void e2beval_warm_report_ready(int fd, int pid) {
+E2BEVAL_WARM_API int e2beval_warm_report_ready(int fd, int pid, int standby_pidfd) {
     ChildReport report;
     report.kind = ChildReport::zygote_ready;
     report.value = pid;
-    send_child_report(fd, report);
+    if (auto error = send_child_report_with_fd(fd, report, standby_pidfd)) return failed(error);
+    return 0;
+}
+
+E2BEVAL_WARM_API int e2beval_warm_report_standby(int fd, int standby_pidfd) {
+    ChildReport report;
+    report.kind = ChildReport::standby_ready;
+    if (auto error = send_child_report_with_fd(fd, report, standby_pidfd)) return failed(error);
+    return 0;
 }
 
 E2BEVAL_WARM_API int e2beval_warm_report_started(int fd, int pidfd) {

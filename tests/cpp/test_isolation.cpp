@@ -55,6 +55,13 @@ std::vector<std::string> leftover_cgroups() {
     return left;
 }
 
+// How many directories one sandbox cgroup has: one per v1 controller in use, or the v2 one; 0 without.
+std::size_t local_cgroup_directories() {
+    const auto& support = local::cgroup_support();
+    if (support.version == local::CgroupSupport::Version::v2) return 1;
+    return support.version == local::CgroupSupport::Version::v1 ? support.v1_parents.size() : 0;
+}
+
 constexpr const char* kLibc = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n";
 
 }  // namespace
@@ -164,14 +171,34 @@ TEST_CASE("cgroup accounting sees the whole tree, and limits end it with the rig
 }
 
 TEST_CASE("no fds, cgroups or processes are left behind by many executions") {
-    run("print(1)");  // warm the sandbox's one-time state (interpreter lookup, compiled filter)
-    const auto fds_before = open_fds();
-    for (int i = 0; i < 20; ++i) {
-        const auto result = run(i % 2 ? "import os\nos.fork()\nprint(1)" : "while True: pass", Limits{.wall_time = 200ms});
-        CHECK((result.outcome == Outcome::ok || result.outcome == Outcome::timeout));
+    const auto fds_at_start = open_fds();
+    const auto cgroups_at_start = leftover_cgroups();
+    {
+        LocalSandboxOptions options;
+        options.pool.enabled = testing::pool_enabled();
+        options.pool.max_zygotes = 1;
+        LocalSandbox own(options);
+        const auto run_here = [&](const std::string& code, Limits limits) {
+            ExecRequest request;
+            request.code = code;
+            request.limits = limits;
+            return own.execute(request);
+        };
+        // Warm, the first execution starts the zygote, which keeps two cgroups its executions reuse: between
+        // executions only they exist, the same ones; cold, each execution's cgroup goes with it.
+        REQUIRE(run_here("print(1)", {}).outcome == Outcome::ok);
+        const auto fds_before = open_fds();
+        const auto cgroups_before = leftover_cgroups();
+        CHECK(cgroups_before.size() == cgroups_at_start.size() + (options.pool.enabled ? 2 * local_cgroup_directories() : 0));
+        for (int i = 0; i < 20; ++i) {
+            const auto result = run_here(i % 2 ? "import os\nos.fork()\nprint(1)" : "while True: pass", Limits{.wall_time = 200ms});
+            CHECK((result.outcome == Outcome::ok || result.outcome == Outcome::timeout));
+        }
+        CHECK(open_fds() == fds_before);
+        CHECK(leftover_cgroups() == cgroups_before);
     }
-    CHECK(open_fds() == fds_before);
-    CHECK(leftover_cgroups().empty());
+    CHECK(open_fds() == fds_at_start);
+    CHECK(leftover_cgroups() == cgroups_at_start);
 }
 
 TEST_CASE("network is opt-in: with it the code can reach a listener on the host's 127.0.0.1") {

@@ -23,6 +23,12 @@ LocalSandbox one_zygote_sandbox() {
     return LocalSandbox(options);
 }
 
+bool local_cgroups_in_use() {
+    ExecRequest request;
+    request.code = "print(1)";
+    return LocalSandbox().execute(request).cgroup_version != "none";
+}
+
 ExecResult run(LocalSandbox& sandbox, const std::string& code) {
     ExecRequest request;
     request.code = code;
@@ -127,6 +133,45 @@ TEST_CASE("a worn-out zygote's replacement is launched ahead of need, so its rec
     CHECK(next.warm);
     CHECK(next.stdout_data == "from the spare\n");
     CHECK(sandbox.zygote_pids() == std::vector<int>{spare});  // no zygote was launched for it
+}
+
+TEST_CASE("executions from one zygote that ask for different limits each get their own, in reused cgroups") {
+    // A zygote's executions reuse its cgroups: each writes only the limits that differ from the previous
+    // one's, in both directions, and counts its own usage (not what earlier executions there used).
+    auto sandbox = one_zygote_sandbox();
+    const auto with = [&](const std::string& code, Limits limits) {
+        ExecRequest request;
+        request.code = code;
+        request.limits = limits;
+        request.limits.wall_time = std::chrono::seconds(10);
+        return sandbox.execute(request);
+    };
+    const std::string allocate = "blocks = [b'\\x01' * (8 << 20) for _ in range(12)]\nprint('allocated')\n";  // 96 MiB
+    const std::string fork = "import os, time\nfor _ in range(12):\n    if os.fork() == 0:\n        time.sleep(1)\n        os._exit(0)\nprint('forked')\n";
+    Limits small;
+    small.memory_bytes = 64 * kMiB;
+    small.max_processes = 4;
+    Limits busy;
+    busy.cpu_time = std::chrono::seconds(1);
+    const auto burned = with("import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end:\n    pass\n", busy);
+    const auto hog = with(allocate, small);
+    const auto roomy = with(allocate, {});
+    const auto forks_capped = with(fork, small);
+    const auto forks_allowed = with(fork, {});
+    const auto idle = with("print(1)", {});
+    for (const auto* result : {&burned, &hog, &roomy, &forks_capped, &forks_allowed, &idle}) CHECK(result->warm);
+    CHECK(sandbox.zygote_pids().size() == 1);  // one zygote served them all
+    if (local_cgroups_in_use()) {
+        CHECK(hog.outcome == Outcome::memory_limit);
+        CHECK(forks_capped.outcome == Outcome::pids_limit);
+    }
+    CHECK(roomy.outcome == Outcome::ok);
+    CHECK(roomy.stdout_data == "allocated\n");
+    CHECK(forks_allowed.outcome == Outcome::ok);
+    CHECK(forks_allowed.stdout_data == "forked\n");
+    // CPU time is this execution's own: the 0.5 s burned two executions before is not in it.
+    CHECK(burned.cpu_time >= std::chrono::milliseconds(500));
+    CHECK(idle.cpu_time < std::chrono::milliseconds(300));
 }
 
 TEST_CASE("with the pool disabled every execution is cold") {
