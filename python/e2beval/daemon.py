@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import struct
 import sys
 import threading
 import time
@@ -35,7 +34,8 @@ LOCK_DEADLINE_S = 5.0
 
 EXIT_COULD_NOT_LOCK = 3
 
-_PEER_CREDENTIALS = struct.Struct("3i")  # struct ucred {pid_t pid; uid_t uid; gid_t gid;}
+# SO_PEERCRED's struct ucred {pid_t pid; uid_t uid; gid_t gid;}: three native 32-bit integers.
+_UCRED_BYTES = 12
 
 
 class Daemon:
@@ -105,13 +105,14 @@ class Daemon:
                 self.last_activity = time.monotonic()
 
     def _answer(self, connection: socket.socket) -> None:
-        _pid, uid, _gid = _PEER_CREDENTIALS.unpack(
-            connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEER_CREDENTIALS.size))
+        credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED_BYTES)
+        uid = int.from_bytes(credentials[4:8], sys.byteorder)
         if uid != os.getuid():
             # Unreachable through the 0700 directory except for root; refused all the same.
             _log(f"refused a connection from uid {uid}")
             daemon_client.send_frame(connection, json.dumps(
                 {"refused": f"this daemon serves uid {os.getuid()} only, not uid {uid}"}).encode("utf-8"))
+            _discard_until_closed(connection)
             return
         request = json.loads(daemon_client.receive_frame(connection, time.monotonic() + REQUEST_DEADLINE_S))
         from e2beval import promptfoo
@@ -123,6 +124,22 @@ class Daemon:
         except Exception:  # a bug in grading: the assertion raises it, as it would have in its own process
             reply = {"error": traceback.format_exc(limit=8)}
         daemon_client.send_frame(connection, json.dumps(reply).encode("utf-8"))
+
+
+def _discard_until_closed(connection: socket.socket) -> None:
+    """Reads and drops what a refused caller sends (never parsed) until it hangs up, for a second at most:
+    closing a Unix socket with unread data resets it, and the caller would lose the refusal."""
+    connection.shutdown(socket.SHUT_WR)
+    connection.settimeout(1.0)
+    deadline, dropped = time.monotonic() + 1.0, 0
+    try:
+        while time.monotonic() < deadline and dropped < (1 << 24):
+            chunk = connection.recv(1 << 16)
+            if not chunk:
+                return
+            dropped += len(chunk)
+    except OSError:  # it hung up, or said nothing more within the second
+        pass
 
 
 def main(argv: List[str]) -> int:
