@@ -143,8 +143,10 @@ def _discard_until_closed(connection: socket.socket) -> None:
 
 
 def main(argv: List[str]) -> int:
-    """``main([socket_path])``: serve at ``socket_path`` (in daemon_client.runtime_directory()) until idle."""
+    """``main([socket_path, working_directory])``: serve at ``socket_path`` (in daemon_client.runtime_directory())
+    until idle, in ``working_directory`` (daemon_client.key_directory(), else /)."""
     path = argv[0]
+    os.chdir(argv[1] if len(argv) > 1 else "/")
     idle_s = float(os.environ.get("E2BEVAL_DAEMON_IDLE_S") or IDLE_S)
     # Per call: every request carries what they decide (its run id, its results directory).
     for variable in ("E2BEVAL_RUN_ID", "PROMPTFOO_RESULTS_DIR"):

@@ -171,13 +171,18 @@ def daemon_key() -> str:
         (name, value) for name, value in os.environ.items()
         if (name in _KEY_VARIABLES or name.startswith(_KEY_PREFIXES)) and name not in _PER_CALL_VARIABLES
     )
-    # A relative PATH entry (or interpreter setting) is found from the working directory: then it is part of
-    # the key too (the daemon keeps the working directory of the assertion that started it).
+    identity = json.dumps([os.getuid(), sys.executable, sys.version, package, stamps, environment,
+                           key_directory()])
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:20]
+
+
+def key_directory() -> Optional[str]:
+    """The working directory when a relative PATH entry (or interpreter setting) would be looked up from it:
+    then it is part of the key, and the daemon works there; else None (the daemon works in /, so it never
+    holds on to a directory, say a scratch one that is removed after the eval)."""
     searched = os.environ.get("PATH", "").split(":") + [os.environ.get("E2BEVAL_PYTHON") or "/",
                                                         os.environ.get("E2BEVAL_NODE") or "/"]
-    directory = os.getcwd() if any(not os.path.isabs(entry) for entry in searched) else None
-    identity = json.dumps([os.getuid(), sys.executable, sys.version, package, stamps, environment, directory])
-    return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:20]
+    return os.getcwd() if any(not os.path.isabs(entry) for entry in searched) else None
 
 
 def socket_path() -> str:
@@ -246,7 +251,7 @@ def _start(path: str, deadline: float) -> Optional[socket.socket]:
                  "from e2beval.daemon import main; sys.exit(main(sys.argv[2:]))")
     with open(os.open(log_path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600), "ab") as log:
         daemon = subprocess.Popen(
-            [sys.executable, "-c", bootstrap, package_parent, path],
+            [sys.executable, "-c", bootstrap, package_parent, path, key_directory() or "/"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, close_fds=True,
         )
     while time.monotonic() < deadline:
