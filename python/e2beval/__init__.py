@@ -10,11 +10,24 @@ from __future__ import annotations
 import json as _json
 from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union
 
-from e2beval import _core
-from e2beval._core import Error, ExtractionError, InputError, IOError, SandboxError
 
-# Written once, in include/e2beval/version.hpp; the compiled core carries it.
-__version__: str = _core.__version__
+
+class _CoreOnFirstUse:
+    """Stands for the compiled ``e2beval._core`` until something uses it. promptfoo starts a new Python for
+    every assertion, and the assertion's fast path (a round trip to the daemon, e2beval/daemon_client.py) needs
+    none of the core: loading it (and Boost, OpenSSL, libseccomp with it) would be most of that process's cost.
+    The first attribute read imports the real module, which replaces this stand-in in the package's namespace."""
+
+    def __getattr__(self, name: str) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module("e2beval._core"), name)
+
+
+_core: Any = _CoreOnFirstUse()
+
+# Names that live in the compiled core (or in modules that load it), read from it on first use.
+_FROM_CORE = ("Error", "ExtractionError", "InputError", "IOError", "SandboxError", "__version__")
 
 __all__ = [
     "Error",
@@ -38,8 +51,6 @@ __all__ = [
     "__version__",
 ]
 
-# The keys of a promptfoo assertion's `config:`, from the core, which checks them (eval/assertion_options.hpp).
-_ASSERTION_CONFIG_KEYS = tuple(_core.assertion_config_keys())
 
 
 def _error_record(outcome: str, reason: str) -> dict:
@@ -65,13 +76,13 @@ def _text(value: Any, what: str) -> str:
         try:
             return value.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise InputError(f"{what} is not valid UTF-8 (first bad byte at offset {error.start}); re-encode it as UTF-8") from None
+            raise _core.InputError(f"{what} is not valid UTF-8 (first bad byte at offset {error.start}); re-encode it as UTF-8") from None
     if not isinstance(value, str):
-        raise InputError(f"{what} must be str, got {type(value).__name__}")
+        raise _core.InputError(f"{what} must be str, got {type(value).__name__}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise InputError(f"{what} is not valid UTF-8 (unpaired surrogate at offset {error.start})") from None
+        raise _core.InputError(f"{what} is not valid UTF-8 (unpaired surrogate at offset {error.start})") from None
     return value
 
 
@@ -213,7 +224,7 @@ def evaluate(
 
 def _checked_vars(vars: Any) -> Mapping[str, Any]:
     if not isinstance(vars, Mapping):
-        raise InputError(f"vars must be a mapping, got {type(vars).__name__}")
+        raise _core.InputError(f"vars must be a mapping, got {type(vars).__name__}")
     return vars
 
 
@@ -221,7 +232,7 @@ def _vars_json(vars: Mapping[str, Any]) -> str:
     try:
         return _json.dumps(dict(vars))
     except (TypeError, ValueError) as error:
-        raise InputError(f"vars cannot be expressed as JSON: {error}") from None
+        raise _core.InputError(f"vars cannot be expressed as JSON: {error}") from None
 
 
 def _evaluate_configured(output: str, vars: Any, config: "_core.AssertionConfig") -> Tuple[dict, dict]:
@@ -259,7 +270,7 @@ def execute_many(
     for index, request in enumerate(requests):
         item = {"code": request} if isinstance(request, str) else dict(request)
         if "code" not in item:
-            raise InputError(f"request {index} has no code")
+            raise _core.InputError(f"request {index} has no code")
         for key in ("code", "stdin"):
             if key in item:
                 item[key] = _text(item[key], f"request {index} {key}")
@@ -303,7 +314,7 @@ def evaluate_many(
 
 def _jobs(jobs: int) -> int:
     if not isinstance(jobs, int) or not 1 <= jobs <= 256:
-        raise InputError(f"jobs must be a whole number from 1 to 256, got {jobs!r}")
+        raise _core.InputError(f"jobs must be a whole number from 1 to 256, got {jobs!r}")
     return jobs
 
 
@@ -322,13 +333,24 @@ def doctor(python: Optional[str] = None) -> dict:
     return _json.loads(_core.doctor(python or ""))
 
 
-from e2beval.metrics import write_metrics  # noqa: E402  (re-exported)
-from e2beval.report import gen_report  # noqa: E402  (re-exported)
-
-
 def __getattr__(name: str) -> Any:
-    """``e2beval.Sandbox`` (the e2b_code_interpreter-style stateful sandbox) is imported on first use, so
-    ``import e2beval`` stays cheap for promptfoo, which starts a new Python for every assertion."""
+    """What needs the compiled core is loaded on first use, so ``import e2beval`` (and ``e2beval.promptfoo``'s
+    daemon fast path) stays cheap for promptfoo, which starts a new Python for every assertion:
+    the exception classes and ``__version__`` (written once, in include/e2beval/version.hpp; the core carries
+    it), ``write_metrics`` and ``gen_report``, and ``e2beval.Sandbox`` (the e2b_code_interpreter-style sandbox)."""
+    if name in _FROM_CORE:
+        return getattr(_core, name)
+    if name == "_ASSERTION_CONFIG_KEYS":
+        # The keys of a promptfoo assertion's `config:`, from the core, which checks them (eval/assertion_options.hpp).
+        return tuple(_core.assertion_config_keys())
+    if name == "write_metrics":
+        from e2beval.metrics import write_metrics
+
+        return write_metrics
+    if name == "gen_report":
+        from e2beval.report import gen_report
+
+        return gen_report
     if name == "Sandbox":
         from e2beval.sandbox import Sandbox
 

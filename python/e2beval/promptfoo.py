@@ -10,13 +10,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Optional
+from typing import Any, NamedTuple, Optional
 
 import e2beval
-from e2beval import _core
-
-# A `config:` e2beval cannot use (an e2beval.InputError); the message, written by the core, says what to change.
-ConfigError = _core.ConfigError
+from e2beval import _core, daemon_client
 
 # How much of stdout, stderr and the code goes into a result's metadata: promptfoo stores every result in
 # its database and -o file, so a program that prints megabytes must not end up there whole.
@@ -27,27 +24,66 @@ CODE_CHARS = 16384
 ABUSIVE_OUTCOMES = frozenset({"seccomp_violation", "pids_limit"})
 
 
+def __getattr__(name: str) -> Any:
+    # A `config:` e2beval cannot use (an e2beval.InputError); the message, written by the core, says what to
+    # change. Read from the core on first use: the daemon fast path of get_assert does not load it.
+    if name == "ConfigError":
+        return _core.ConfigError
+    raise AttributeError(f"module 'e2beval.promptfoo' has no attribute {name!r}")
+
+
+class Caller(NamedTuple):
+    """What of the assertion's own process a grading needs when it is done elsewhere (in the daemon,
+    e2beval/daemon.py): where relative metrics paths start, the default results directory, and the run id,
+    which comes from the process tree promptfoo started (run_id). None everywhere: this process."""
+
+    cwd: Optional[str] = None
+    default_results_dir: Optional[str] = None
+    run_id: Optional[str] = None
+
+    def results_dir(self, configured: str) -> str:
+        """The directory a metrics file goes to: as configured, else $PROMPTFOO_RESULTS_DIR, else
+        .promptfoo_results, relative to the caller's working directory ("" in-process: the core decides)."""
+        if self.cwd is None:
+            return configured
+        return os.path.join(self.cwd, configured or self.default_results_dir or ".promptfoo_results")
+
+
 def get_assert(output, context) -> dict:
-    """Grade one model output; returns promptfoo's GradingResult with one componentResult per test case."""
+    """Grade one model output; returns promptfoo's GradingResult with one componentResult per test case.
+
+    Graded by the e2beval daemon when one can serve this process (docs/promptfoo.md, "The daemon"), so a new
+    Python per assertion pays neither the compiled core's import nor a new warm pool; else here. Both
+    run grade(): the result is the same."""
     started = time.monotonic()
     context = context if isinstance(context, dict) else {}
+    graded = daemon_client.grade(output, context, started)
+    if graded is not None:
+        return graded
+    return grade(output, context, started, Caller())
+
+
+def grade(output, context: dict, started: float, caller: Caller) -> dict:
+    """get_assert's grading, wherever it runs: here, or in the daemon for ``caller``."""
     try:
         # Every key and value is checked once, in C++ (eval/assertion_options.hpp): unknown keys, kinds, limits.
         config = _core.read_assertion_config(context.get("config"))
-    except ConfigError as error:
+    except _core.ConfigError as error:
         # Still recorded: a test that vanished from the metrics would make the report look better than the run.
-        return _finish(context, _core.assertion_metrics_settings(context.get("config")), started,
-                       _grading(False, 0.0, f"Invalid e2beval config: {error}"), None, outcome="invalid_test")
+        metrics, results_dir = _core.assertion_metrics_settings(context.get("config"))
+        return _finish(context, (metrics, caller.results_dir(results_dir)), started,
+                       _grading(False, 0.0, f"Invalid e2beval config: {error}"), None, outcome="invalid_test",
+                       caller=caller)
 
-    settings = (config.metrics, config.results_dir)
+    settings = (config.metrics, caller.results_dir(config.results_dir))
     try:
         verdict, record = e2beval._evaluate_configured(_output_text(output), context.get("vars") or {}, config)
     except e2beval.InputError as error:
         return _finish(context, settings, started, _grading(False, 0.0, f"Invalid test: {error}"), None,
-                       outcome="invalid_test")
+                       outcome="invalid_test", caller=caller)
     except e2beval.Error as error:
         return _finish(context, settings, started, _grading(False, 0.0, f"Sandbox execution error: {error}"), None,
-                       outcome="sandbox_error")
+                       outcome="sandbox_error", caller=caller)
 
     result = _grading(verdict["pass"], verdict["score"], _reason(verdict))
     components = [_component(case) for case in verdict["cases"]]
@@ -61,7 +97,17 @@ def get_assert(output, context) -> dict:
         "runtime_s": float(execution.get("wall_time_s", 0.0)),
     }
     result["metadata"] = _metadata(verdict, status, started)
-    return _finish(context, settings, started, result, record)
+    return _finish(context, settings, started, result, record, caller=caller)
+
+
+def daemon_failure(context: dict, started: float, why: str) -> dict:
+    """The GradingResult of a call the daemon took and never answered (it crashed or hung): failed, saying
+    so, and recorded as an error row like any test that could not be evaluated. Not graded again here: the
+    code may have run already, and a run that crashed the daemon would likely crash this process too."""
+    result = _grading(False, 0.0, f"Sandbox execution error: {why}. Set E2BEVAL_DAEMON=0 to grade each "
+                                  "assertion in its own process.")
+    return _finish(context, _core.assertion_metrics_settings(context.get("config")), started, result, None,
+                   outcome="sandbox_error")
 
 
 def call_api(prompt, options=None, context=None) -> dict:
@@ -75,7 +121,7 @@ def call_api(prompt, options=None, context=None) -> dict:
     try:
         # The assertion's keys; promptfoo's own (basePath, pythonExecutable, workers, timeout) are left to it.
         config = _core.read_provider_config((options or {}).get("config"))
-    except ConfigError as error:
+    except _core.ConfigError as error:
         return {"error": f"Invalid e2beval config: {error}"}
 
     try:
@@ -215,7 +261,7 @@ def _since(started: float) -> float:
     return round(time.monotonic() - started, 6)
 
 
-def _finish(context, settings, started: float, result: dict, record, outcome: str = "") -> dict:
+def _finish(context, settings, started: float, result: dict, record, outcome: str = "", caller: Caller = Caller()) -> dict:
     """Writes the test's metrics record (unless ``metrics: false``; ``settings`` is the config's (metrics,
     results_dir), the valid ones of a config that failed its checks) and returns ``result``. ``record`` is the one
     the core makes of the verdict (the same ``e2beval eval`` writes: docs/reports.md); without one, ``outcome``
@@ -238,7 +284,7 @@ def _finish(context, settings, started: float, result: dict, record, outcome: st
             memory_mb=record.get("memory_mb"),
             extra={**record["extra"], "total_s": time.monotonic() - started},
             results_dir=results_dir,
-            run_id=run_id(context),
+            run_id=caller.run_id or run_id(context),
         )
     return result
 
