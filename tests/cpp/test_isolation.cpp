@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
@@ -39,6 +40,18 @@ std::size_t open_fds() {
     std::size_t count = 0;
     for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++count;
     return count;
+}
+
+// The fd count once the warm pool's background work is done: a zygote's next process is moved into its
+// cgroup on a thread of its own, which has a cgroup.procs file open for a moment after an execution ends.
+// A leak stays; that file goes: the smallest count seen over a short while.
+std::size_t settled_fd_count() {
+    auto fewest = open_fds();
+    for (int sample = 0; sample < 50; ++sample) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        fewest = std::min(fewest, open_fds());
+    }
+    return fewest;
 }
 
 std::vector<std::string> leftover_cgroups() {
@@ -187,17 +200,17 @@ TEST_CASE("no fds, cgroups or processes are left behind by many executions") {
         // Warm, the first execution starts the zygote, which keeps two cgroups its executions reuse: between
         // executions only they exist, the same ones; cold, each execution's cgroup goes with it.
         REQUIRE(run_here("print(1)", {}).outcome == Outcome::ok);
-        const auto fds_before = open_fds();
+        const auto fds_before = settled_fd_count();
         const auto cgroups_before = leftover_cgroups();
         CHECK(cgroups_before.size() == cgroups_at_start.size() + (options.pool.enabled ? 2 * local_cgroup_directories() : 0));
         for (int i = 0; i < 20; ++i) {
             const auto result = run_here(i % 2 ? "import os\nos.fork()\nprint(1)" : "while True: pass", Limits{.wall_time = 200ms});
             CHECK((result.outcome == Outcome::ok || result.outcome == Outcome::timeout));
         }
-        CHECK(open_fds() == fds_before);
+        CHECK(settled_fd_count() == fds_before);
         CHECK(leftover_cgroups() == cgroups_before);
     }
-    CHECK(open_fds() == fds_at_start);
+    CHECK(settled_fd_count() == fds_at_start);
     CHECK(leftover_cgroups() == cgroups_at_start);
 }
 

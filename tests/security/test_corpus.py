@@ -230,7 +230,16 @@ def _parent_of(pid: int) -> int:
 
 
 def _fd_count() -> int:
-    return len(os.listdir("/proc/self/fd"))
+    """The fd count once the warm pool's background work is done: a zygote's next process is moved into its
+    cgroup on a thread of its own, which holds a cgroup.procs file open for a moment after an execution
+    ends. A leak stays; that file goes: the smallest count seen over half a second."""
+    import time
+
+    fewest = len(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        time.sleep(0.01)
+        fewest = min(fewest, len(os.listdir("/proc/self/fd")))
+    return fewest
 
 
 def test_zz_host_unchanged(host: Host):
