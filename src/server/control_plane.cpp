@@ -11,6 +11,7 @@
 #include <boost/url/url_view.hpp>
 
 #include "e2beval/core/error.hpp"
+#include "server/access_token.hpp"
 #include "server/plan.hpp"
 #include "server/request_json.hpp"
 
@@ -39,12 +40,15 @@ json::object metadata_json(const std::map<std::string, std::string>& metadata) {
     return object;
 }
 
-// The Sandbox object of create and connect.
+// The Sandbox object of create and connect, with the tokens the SDKs send back on the sandbox's traffic
+// (sandbox_access.hpp): only a holder of the API key learns them.
 json::object sandbox_json(const ServedSandbox& sandbox) {
     return {{"templateID", sandbox.template_id},
             {"sandboxID", sandbox.session->id()},
             {"clientID", kClientId},
-            {"envdVersion", kReportedEnvdVersion}};
+            {"envdVersion", kReportedEnvdVersion},
+            {"envdAccessToken", sandbox.envd_access_token},
+            {"trafficAccessToken", sandbox.traffic_access_token}};
 }
 
 // SandboxDetail (get) and ListedSandbox (list): the same fields.
@@ -164,6 +168,14 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
     if (!problem.empty()) {
         return error_response(http::status::bad_request, problem);
     }
+    // Every sandbox gets its tokens, whatever `secure` says: with E2B_SANDBOX_URL the SDKs send them anyway.
+    std::string envd_access_token, traffic_access_token;
+    try {
+        envd_access_token = generate_access_token();
+        traffic_access_token = generate_access_token();
+    } catch (const std::exception& error) {
+        return error_response(http::status::internal_server_error, error.what());
+    }
     if (auto refusal = context.admission.admit(context.sandboxes.live_count())) {
         auto response = error_response(http::status::too_many_requests, refusal->message);
         // Should-Retry tells the SDKs (which otherwise retry 429s) whether waiting can help.
@@ -187,6 +199,8 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
     served->memory_mb = options.limits.memory_bytes >> 20;
     served->created_at = std::chrono::system_clock::now();
     served->sequence = context.next_sequence++;
+    served->envd_access_token = std::move(envd_access_token);
+    served->traffic_access_token = std::move(traffic_access_token);
     return std::function<Response()>([&context, served, options]() -> Response {
         // The creation slot goes back whatever happens; by then the sandbox counts among the live ones.
         struct Release {

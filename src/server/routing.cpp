@@ -5,6 +5,7 @@
 #include "server/control_plane.hpp"
 #include "server/envd.hpp"
 #include "server/plan.hpp"
+#include "server/sandbox_access.hpp"
 
 namespace e2beval::server {
 
@@ -26,6 +27,9 @@ boost::asio::awaitable<void> route(ServerContext& context, Exchange& exchange) {
                                        "The sandbox " + std::string(sandbox_id) +
                                            " was not found: it was killed, reached its timeout, or never existed on this server")));
     }
+    // Only after the lookup, as E2B's proxy does: a sandbox that is gone is 502 for everyone.
+    if (auto refusal = refuse_without_access(exchange, *sandbox, code_interpreter))
+        co_return co_await carry_out(context, exchange, Plan(std::move(*refusal)));
     if (code_interpreter)
         co_await serve_code_interpreter(context, exchange, sandbox);
     else

@@ -31,6 +31,9 @@ struct ServedSandbox {
     std::uint64_t memory_mb = 0;
     std::chrono::system_clock::time_point created_at;
     std::uint64_t sequence = 0;  // creation order, for listing and pagination
+    // The secrets that let a client reach it (access_token.hpp, sandbox_access.hpp); fixed at creation.
+    std::string envd_access_token;
+    std::string traffic_access_token;
 
 private:
     std::mutex lane_;            // held for the whole of a call
