@@ -39,6 +39,10 @@ int serve_command(const ParsedArgs& args) {
     options.admission.max_live_sandboxes = whole_number(args, "--max-sandboxes", 1, 10000, 20);
     if (args.value("--creation-rate")) options.admission.creations_per_second = *args.number("--creation-rate");
     options.max_body_bytes = whole_number(args, "--max-body-mb", 1, 4096, 100) << 20;
+    options.max_connections = whole_number(args, "--max-connections", 1, 100000, options.max_connections);
+    options.header_timeout = std::chrono::seconds(whole_number(args, "--header-timeout", 1, 3600, options.header_timeout.count()));
+    options.body_timeout = std::chrono::seconds(whole_number(args, "--body-timeout", 1, 86400, options.body_timeout.count()));
+    options.idle_timeout = std::chrono::seconds(whole_number(args, "--idle-timeout", 1, 86400, options.idle_timeout.count()));
     if (const auto found = args.repeated.find("--api-key"); found != args.repeated.end()) {
         for (const auto& key : found->second) {
             if (key.empty() || key.find_first_of(" \t\r\n") != std::string::npos)
@@ -89,6 +93,10 @@ Command make_serve_command() {
               {"--max-sandboxes", "N", "most sandboxes alive at once; more creations get 429 (default 20)"},
               {"--creation-rate", "PER_SECOND", "most sandbox creations per second; more get 429 (default 5)"},
               {"--max-body-mb", "MB", "largest request body, e.g. a file upload; larger get 413 (default 100)"},
+              {"--max-connections", "N", "most open connections; more are answered 503 and closed (default 256)"},
+              {"--header-timeout", "SECONDS", "a request's line and headers must arrive within this (default 10)"},
+              {"--body-timeout", "SECONDS", "a request's body must arrive within this after its headers (default 120)"},
+              {"--idle-timeout", "SECONDS", "a kept-alive connection is closed after this long without a request (default 330)"},
               {"--python", "PATH", "Python interpreter the sandboxes run (default: $E2BEVAL_PYTHON, else python3)"}},
              0, 0},
             serve_command};

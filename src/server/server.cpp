@@ -28,25 +28,44 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-// A connection may sit idle between requests this long (the SDKs keep connections in a pool for 300 s);
-// the headers of a request must then arrive within it too.
-constexpr auto kIdleTimeout = std::chrono::seconds(330);
 constexpr std::size_t kHeaderLimitBytes = 64 * 1024;
+constexpr auto kAwait = asio::as_tuple(asio::use_awaitable);
+
+// Reads one request under the deadlines of ServerOptions: after a previous request, the wait for its first
+// bytes is bounded by idle_timeout; from there (or from the connection's opening) the request line and headers
+// by header_timeout; then the body by body_timeout. A client that sends half a header and stalls is cut off
+// then, whatever it does with the rest of its connection.
+asio::awaitable<beast::error_code> read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                                http::request_parser<http::string_body>& parser,
+                                                const ServerOptions& options, bool kept_alive) {
+    if (kept_alive && buffer.size() == 0) {
+        stream.expires_after(options.idle_timeout);
+        const auto [ec, read] = co_await stream.async_read_some(buffer.prepare(kHeaderLimitBytes), kAwait);
+        if (ec) co_return ec;
+        buffer.commit(read);
+    }
+    stream.expires_after(options.header_timeout);
+    const auto [header_ec, header_read] = co_await http::async_read_header(stream, buffer, parser, kAwait);
+    if (header_ec) co_return header_ec;
+    stream.expires_after(options.body_timeout);
+    const auto [body_ec, body_read] = co_await http::async_read(stream, buffer, parser, kAwait);
+    co_return body_ec;
+}
 
 asio::awaitable<void> serve_connection(ServerContext& context, tcp::socket socket) {
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
-    for (;;) {
+    for (bool kept_alive = false;; kept_alive = true) {
         http::request_parser<http::string_body> parser;
         parser.header_limit(kHeaderLimitBytes);
         parser.body_limit(context.options.max_body_bytes);
-        stream.expires_after(kIdleTimeout);
-        const auto [ec, read] = co_await http::async_read(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
+        const auto ec = co_await read_request(stream, buffer, parser, context.options, kept_alive);
         if (ec) {
             if (ec == http::error::body_limit || ec == http::error::header_limit) {
                 auto& partial = parser.get();
                 Exchange refusal(stream, partial);
                 refusal.close_after();
+                stream.expires_after(context.options.header_timeout);  // the refusal must not hang on a stalled reader
                 co_await refusal.reply(error_response(
                     ec == http::error::body_limit ? http::status::payload_too_large
                                                   : http::status::request_header_fields_too_large,
@@ -59,10 +78,12 @@ asio::awaitable<void> serve_connection(ServerContext& context, tcp::socket socke
                 auto& partial = parser.get();
                 Exchange refusal(stream, partial);
                 refusal.close_after();
+                stream.expires_after(context.options.header_timeout);
                 co_await refusal.reply(error_response(http::status::bad_request, "malformed HTTP request: " + ec.message()));
             }
             break;
         }
+        // The answer has no deadline: a stream (/execute, Start) lasts as long as the code runs, with keepalives.
         stream.expires_never();
         Request request = parser.release();
         Exchange exchange(stream, request);
@@ -108,8 +129,29 @@ struct Server::State {
             auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
             if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
             if (ec) continue;  // EMFILE and the like: keep serving the connections there are
-            asio::co_spawn(io, serve_connection(*context, std::move(socket)), asio::detached);
+            if (open_connections >= context->options.max_connections) {
+                refuse_connection(socket);
+                continue;
+            }
+            ++open_connections;
+            asio::co_spawn(io, serve_connection(*context, std::move(socket)),
+                           [this](std::exception_ptr) { --open_connections; });
         }
+    }
+
+    // Past max_connections: one non-blocking write of a 503 (it fits in any socket buffer; if not, nothing is
+    // lost but the courtesy) and the socket is closed, so a flood costs the server an accept and a close each.
+    static void refuse_connection(tcp::socket& socket) {
+        static const std::string kBusy = [] {
+            const std::string body = R"json({"code":503,"message":"e2beval serve has too many open connections (--max-connections)"})json";
+            return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                   "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        }();
+        boost::system::error_code ignored;
+        socket.non_blocking(true, ignored);
+        socket.write_some(asio::buffer(kBusy.data(), kBusy.size()), ignored);
+        socket.shutdown(tcp::socket::shutdown_both, ignored);
+        socket.close(ignored);
     }
 
     void shut_down() {
@@ -127,6 +169,7 @@ struct Server::State {
     asio::io_context io;
     tcp::acceptor acceptor;
     asio::signal_set signals;
+    std::size_t open_connections = 0;  // only the I/O thread touches it
 };
 
 Server::Server(ServerOptions options) : state_(std::make_unique<State>(std::move(options))) {}

@@ -29,6 +29,14 @@ struct ServerOptions {
     std::chrono::seconds default_timeout{300};  // when a create request names none: the SDKs' documented default
     std::chrono::seconds max_timeout{24 * 3600};
     std::size_t max_body_bytes = 100u << 20;  // larger requests get 413
+    // Slow or abusive clients (docs/serve.md, "Security"). A request's line and headers must arrive within
+    // header_timeout of its first byte (of the connection's opening, for its first request), its body within
+    // body_timeout of the headers; a kept-alive connection may wait idle_timeout for its next request. Answers
+    // are not bound by these: /execute and Start stream for as long as the code runs.
+    std::chrono::seconds header_timeout{10};
+    std::chrono::seconds body_timeout{120};
+    std::chrono::seconds idle_timeout{330};  // longer than the SDKs keep pooled connections (300 s)
+    std::size_t max_connections = 256;  // more are answered 503 and closed at once
 };
 
 class Server {
