@@ -220,7 +220,7 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
     });
 }
 
-Response list_sandboxes(ServerContext& context, Exchange& exchange, const urls::url_view& url,
+Response list_sandboxes(ServerContext& context, const urls::url_view& url,
                                             bool paginated) {
     std::string storage;
     std::map<std::string, std::string> filter;
@@ -305,7 +305,7 @@ Plan plan_control_plane(ServerContext& context, Exchange& exchange) {
     if (segments.size() == 1 && segments[0] == "sandboxes") {
         if (method == http::verb::post) return create_sandbox(context, exchange);
         if (method == http::verb::get)
-            return list_sandboxes(context, exchange, url, url.path().starts_with("/v2/"));
+            return list_sandboxes(context, url, url.path().starts_with("/v2/"));
     }
     if (segments.size() >= 2 && segments[0] == "sandboxes") {
         const std::string& id = segments[1];
@@ -343,7 +343,7 @@ Plan plan_control_plane(ServerContext& context, Exchange& exchange) {
             Response response;
             response.status = http::status::no_content;
             response.content_type.clear();
-            return std::move(response);
+            return response;
         }
         if (segments.size() == 3 && (segments[2] == "pause" || segments[2] == "resume" || segments[2] == "metrics" ||
                                      segments[2] == "logs" || segments[2] == "snapshots" || segments[2] == "fork")) {

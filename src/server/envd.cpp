@@ -14,7 +14,7 @@ Plan plan_envd(ServerContext& context, Exchange& exchange, const std::shared_ptr
         Response response;
         response.status = http::status::no_content;
         response.content_type.clear();
-        return std::move(response);
+        return response;
     }
     if (path == "/files" && (method == http::verb::get || method == http::verb::post)) return plan_files(context, exchange, sandbox);
     if (path == "/process.Process/Start" && method == http::verb::post) return Streaming{};
@@ -26,7 +26,7 @@ Plan plan_envd(ServerContext& context, Exchange& exchange, const std::shared_ptr
         Response response;
         response.content_type = "application/connect+json";
         response.body = connect_end_of_stream(std::make_pair(std::string("unimplemented"), message));
-        return std::move(response);
+        return response;
     }
     return error_response(http::status::not_found, "no such route on envd: " + path);
 }

@@ -39,7 +39,7 @@ std::string rfc3339(std::chrono::system_clock::time_point time) {
     const std::time_t since_epoch = std::chrono::system_clock::to_time_t(seconds);
     std::tm utc{};
     ::gmtime_r(&since_epoch, &utc);
-    char text[40];
+    char text[96];  // room for any int the fields could hold, which GCC's -Wformat-truncation counts on
     std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
                   utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
     return text;
