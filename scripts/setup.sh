@@ -41,12 +41,13 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 VENV_PY="$ROOT/.venv/bin/python"
-# The official E2B SDK is a test dependency: tests check e2beval.Sandbox against its API.
-if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, yaml, e2b_code_interpreter" >/dev/null 2>&1; then
+# The official E2B SDKs are test dependencies, pinned: tests check e2beval.Sandbox against their API and run
+# them unchanged against `e2beval serve` (tests/serve; docs/serve.md names the versions tested).
+if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
   say "installing Python build and test dependencies"
   "$VENV_PY" -m pip install -q --upgrade pip
   "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7" "PyYAML>=6" \
-    "e2b-code-interpreter==2.11.5"
+    "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
 fi
 say "building and installing e2beval into .venv (incremental: build/python-*)"
 export CMAKE_GENERATOR=Ninja

@@ -697,6 +697,7 @@ const std::vector<Command>& commands() {
          report_command},
         make_redteam_command(),  // src/cli/redteam_command.cpp
         make_init_command(),     // src/cli/init_command.cpp
+        make_serve_command(),    // src/cli/serve_command.cpp
     };
     return all;
 }

@@ -72,6 +72,7 @@ ParsedArgs parse(const CommandSpec& spec, const std::vector<std::string>& argume
         } else {
             throw usage_error(name + " needs a value (" + option->value_name + ")");
         }
+        parsed.repeated[name].push_back(parsed.values[name]);
     }
     if (parsed.help) return parsed;
     if (parsed.positional.size() < spec.min_positional)

@@ -29,7 +29,8 @@ struct CommandSpec {
 
 struct ParsedArgs {
     std::vector<std::string> positional;
-    std::map<std::string, std::string> values;
+    std::map<std::string, std::string> values;                 // the last value of each option
+    std::map<std::string, std::vector<std::string>> repeated;  // every value, in order (options given more than once)
     std::set<std::string> flags;
     bool help = false;
 

@@ -51,13 +51,24 @@ constexpr const char* kHome = "/home/user";  // E2B's user and working directory
 constexpr auto kStartTimeout = std::chrono::seconds(20);
 constexpr std::size_t kStderrTail = 8192;
 
+// `local-` and 16 base-36 digits (about 82 bits) from the kernel's random source: an id is what reaches a
+// sandbox through `e2beval serve`'s routing, so it must not be predictable from earlier ids (a generator seeded
+// once could be), and a forked process must not repeat its parent's ids. getrandom through syscall(2), whose
+// headers this file already has; bytes of 252 and above are drawn again so that every digit is equally likely.
 std::string random_id() {
-    static std::mutex mutex;
-    static std::mt19937_64 generator{std::random_device{}()};
-    std::lock_guard lock(mutex);
     static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
     std::string id = "local-";
-    for (int i = 0; i < 16; ++i) id += kDigits[generator() % 36];
+    unsigned char bytes[32];
+    while (id.size() < 6 + 16) {
+        const long got = ::syscall(SYS_getrandom, bytes, sizeof bytes, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            throw sandbox_error(std::string("getrandom(32 bytes, 0) failed: ") + std::strerror(errno) +
+                                ": cannot make a session id (the kernel has no random source?)");
+        }
+        for (long i = 0; i < got && id.size() < 6 + 16; ++i)
+            if (bytes[i] < 252) id += kDigits[bytes[i] % 36];
+    }
     return id;
 }
 

@@ -1,0 +1,105 @@
+// `e2beval serve`: E2B's API on this machine (src/server/), so the official E2B SDKs run unchanged against
+// local sandboxes. This file reads the options, prints how to point an SDK at the server, and runs it.
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/python_interpreter.hpp"
+#include "e2beval/local/local_sandbox.hpp"
+#include "server/auth.hpp"
+#include "server/server.hpp"
+
+namespace e2beval::cli {
+
+namespace {
+
+unsigned long whole_number(const ParsedArgs& args, const std::string& name, unsigned long lowest, unsigned long highest,
+                           unsigned long fallback) {
+    const auto text = args.value(name);
+    if (!text) return fallback;
+    if (text->empty() || text->find_first_not_of("0123456789") != std::string::npos || text->size() > 9)
+        throw usage_error(name + " expects a whole number from " + std::to_string(lowest) + " to " + std::to_string(highest) +
+                          ", got '" + *text + "'");
+    const auto value = std::stoul(*text);
+    if (value < lowest || value > highest)
+        throw usage_error(name + " expects a whole number from " + std::to_string(lowest) + " to " + std::to_string(highest) +
+                          ", got '" + *text + "'");
+    return value;
+}
+
+std::string url_host(const std::string& host) {
+    if (host == "0.0.0.0") return "127.0.0.1";  // reachable from here; other hosts use this machine's address
+    if (host == "::") return "[::1]";
+    return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+int serve_command(const ParsedArgs& args) {
+    server::ServerOptions options;
+    options.host = args.value("--host").value_or("127.0.0.1");
+    options.port = static_cast<std::uint16_t>(whole_number(args, "--port", 0, 65535, 3000));
+    options.admission.max_live_sandboxes = whole_number(args, "--max-sandboxes", 1, 10000, 20);
+    if (args.value("--creation-rate")) options.admission.creations_per_second = *args.number("--creation-rate");
+    options.max_body_bytes = whole_number(args, "--max-body-mb", 1, 4096, 100) << 20;
+    options.max_connections = whole_number(args, "--max-connections", 1, 100000, options.max_connections);
+    options.header_timeout = std::chrono::seconds(whole_number(args, "--header-timeout", 1, 3600, options.header_timeout.count()));
+    options.body_timeout = std::chrono::seconds(whole_number(args, "--body-timeout", 1, 86400, options.body_timeout.count()));
+    options.idle_timeout = std::chrono::seconds(whole_number(args, "--idle-timeout", 1, 86400, options.idle_timeout.count()));
+    if (const auto found = args.repeated.find("--api-key"); found != args.repeated.end()) {
+        for (const auto& key : found->second) {
+            if (key.empty() || key.find_first_of(" \t\r\n") != std::string::npos)
+                throw usage_error("--api-key must be a non-empty word (the SDKs expect the shape e2b_<hex>)");
+            options.api_keys.push_back(key);
+        }
+    }
+    const bool generated_key = options.api_keys.empty();
+    if (generated_key) options.api_keys.push_back(server::generate_api_key());
+
+    LocalSandboxOptions sandbox_options;
+    sandbox_options.python_executable = args.value("--python").value_or("");
+    sandbox_options.python_info = require_working_python(chosen_python(args.value("--python")));
+    sandbox_options.pool.enabled = false;  // sessions start their own agent; the pool serves one-shot runs
+    options.make_backend = [sandbox_options](std::shared_ptr<SessionRegistry> registry) mutable -> std::unique_ptr<Sandbox> {
+        sandbox_options.sessions = std::move(registry);
+        return std::make_unique<LocalSandbox>(sandbox_options);
+    };
+
+    server::Server server(options);
+    const auto base = "http://" + url_host(options.host) + ":" + std::to_string(server.port());
+    std::cerr << "e2beval serve: E2B's API on " << base
+              << " (sandboxes are local e2beval sessions; Ctrl-C stops the server and kills them all)\n"
+              << "Point the E2B SDKs at it with:\n";
+    std::cout << "export E2B_API_URL=" << base << "\n"
+              << "export E2B_SANDBOX_URL=" << base << "\n";
+    if (generated_key) std::cout << "export E2B_API_KEY=" << options.api_keys.front() << "\n";
+    std::cout.flush();
+    server.run();
+    std::cerr << "e2beval serve: stopped; every sandbox was killed\n";
+    return 0;
+}
+
+}  // namespace
+
+Command make_serve_command() {
+    return {{"serve", "e2beval serve [OPTIONS]",
+             "Serve E2B's API on this machine: the official E2B SDKs run unchanged against local sandboxes.",
+             "One HTTP/1.1 listener for E2B's control plane (create, list, kill, set_timeout, connect), each sandbox's\n"
+             "code interpreter (run_code, contexts) and its envd (commands.run, files); every sandbox is an e2beval\n"
+             "session, as isolated as any. Point an SDK at it with the lines it prints:\n"
+             "  export E2B_API_URL=http://127.0.0.1:3000 E2B_SANDBOX_URL=http://127.0.0.1:3000 E2B_API_KEY=e2b_...\n"
+             "Without --api-key a key is generated and printed. SIGINT/SIGTERM stop the server and kill every sandbox.\n"
+             "What is served and what is not: docs/serve.md.",
+             {{"--host", "ADDRESS", "address to listen on (default 127.0.0.1; 0.0.0.0 exposes it to the network)"},
+              {"--port", "PORT", "port to listen on (default 3000; 0 picks a free one, printed)"},
+              {"--api-key", "KEY", "accept this API key (repeat for several); default: generate one and print it"},
+              {"--max-sandboxes", "N", "most sandboxes alive at once; more creations get 429 (default 20)"},
+              {"--creation-rate", "PER_SECOND", "most sandbox creations per second; more get 429 (default 5)"},
+              {"--max-body-mb", "MB", "largest request body, e.g. a file upload; larger get 413 (default 100)"},
+              {"--max-connections", "N", "most open connections; more are answered 503 and closed (default 256)"},
+              {"--header-timeout", "SECONDS", "a request's line and headers must arrive within this (default 10)"},
+              {"--body-timeout", "SECONDS", "a request's body must arrive within this after its headers (default 120)"},
+              {"--idle-timeout", "SECONDS", "a kept-alive connection is closed after this long without a request (default 330)"},
+              {"--python", "PATH", "Python interpreter the sandboxes run (default: $E2BEVAL_PYTHON, else python3)"}},
+             0, 0},
+            serve_command};
+}
+
+}  // namespace e2beval::cli

@@ -1,0 +1,85 @@
+// Threads for blocking session calls, and the pipe that carries a streaming call's events to its coroutine.
+#include "server/blocking_calls.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+
+namespace e2beval::server {
+
+namespace asio = boost::asio;
+
+void BlockingCalls::spawn(std::function<void()> work) {
+    {
+        std::lock_guard lock(count_->mutex);
+        ++count_->running;
+    }
+    // The thread keeps the count alive itself: the last thing it does is to signal, and the waiter may return
+    // (and this object go) the moment it does.
+    std::thread([work = std::move(work), count = count_]() mutable {
+        work();
+        work = nullptr;  // what the work held (a session) goes before the count says this thread is done
+        std::lock_guard lock(count->mutex);
+        if (--count->running == 0) count->idle.notify_all();
+    }).detach();
+}
+
+void BlockingCalls::shutdown() {
+    std::unique_lock lock(count_->mutex);
+    count_->idle.wait(lock, [&] { return count_->running == 0; });
+}
+
+void EventPipe::push(std::string event) {
+    {
+        std::lock_guard lock(mutex_);
+        if (abandoned_) return;
+        events_.push_back(std::move(event));
+    }
+    asio::post(io_, [self = shared_from_this()] { self->wake_.cancel(); });
+}
+
+void EventPipe::end(std::exception_ptr failure) {
+    {
+        std::lock_guard lock(mutex_);
+        ended_ = true;
+        failure_ = failure;
+    }
+    asio::post(io_, [self = shared_from_this()] { self->wake_.cancel(); });
+}
+
+bool EventPipe::abandoned() const {
+    std::lock_guard lock(mutex_);
+    return abandoned_;
+}
+
+void EventPipe::abandon() {
+    {
+        std::lock_guard lock(mutex_);
+        abandoned_ = true;
+        events_.clear();
+    }
+    wake_.cancel();
+}
+
+std::exception_ptr EventPipe::failure() const {
+    std::lock_guard lock(mutex_);
+    return failure_;
+}
+
+asio::awaitable<EventPipe::Next> EventPipe::next(std::chrono::milliseconds tick) {
+    const auto deadline = std::chrono::steady_clock::now() + tick;
+    for (;;) {
+        {
+            std::lock_guard lock(mutex_);
+            if (!events_.empty()) {
+                auto event = std::move(events_.front());
+                events_.pop_front();
+                co_return Next{std::move(event)};
+            }
+            if (ended_ || abandoned_) co_return Next{Ended{}};
+        }
+        if (std::chrono::steady_clock::now() >= deadline) co_return Next{Tick{}};
+        wake_.expires_at(deadline);
+        co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+}
+
+}  // namespace e2beval::server

@@ -1,0 +1,106 @@
+// Session calls block (Session::call waits on the sandbox's agent), so they run on threads of their own, never
+// on the I/O thread: a coroutine awaits a blocking function's value, or reads the events a blocking call
+// streams as they come. A thread per call: a cell may run for minutes, and a pool would make a quick call
+// (a context list) wait behind it. shutdown() waits for every thread still running.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <variant>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/this_coro.hpp>
+
+namespace e2beval::server {
+
+class BlockingCalls {
+public:
+    // Runs `work` on a thread of its own; the thread calls `done` (which must not throw) when it ends.
+    void spawn(std::function<void()> work);
+
+    // Runs `work` on its own thread and resumes the awaiting coroutine on its executor with the value, or
+    // rethrows what `work` threw.
+    template <typename Result>
+    boost::asio::awaitable<Result> run(std::function<Result()> work);
+
+    // Waits until every thread has ended.
+    void shutdown();
+
+private:
+    struct Count {
+        std::mutex mutex;
+        std::condition_variable idle;
+        std::size_t running = 0;
+    };
+    std::shared_ptr<Count> count_ = std::make_shared<Count>();
+};
+
+// The events one blocking call streams to one coroutine (single I/O thread: see next()). The producer pushes
+// from its thread and ends it once; the consumer is told when an event arrives, when `tick` passed without
+// one (time for a keepalive), or when the producer ended.
+class EventPipe : public std::enable_shared_from_this<EventPipe> {
+public:
+    explicit EventPipe(boost::asio::any_io_executor io) : io_(io), wake_(io) {}
+
+    struct Tick {};
+    struct Ended {};
+    using Next = std::variant<std::string, Tick, Ended>;
+
+    // Producer side (any thread).
+    void push(std::string event);
+    void end(std::exception_ptr failure = nullptr);
+    // Set by the consumer when it stops reading (the client went away): the producer may then stop early.
+    bool abandoned() const;
+    void abandon();
+
+    // Consumer side (the I/O thread). Correct because the I/O context has one thread: a producer's wake-up
+    // is posted to it and so cannot run between the consumer's look at the queue and its wait.
+    boost::asio::awaitable<Next> next(std::chrono::milliseconds tick);
+    std::exception_ptr failure() const;
+
+private:
+    boost::asio::any_io_executor io_;
+    boost::asio::steady_timer wake_;
+    mutable std::mutex mutex_;
+    std::deque<std::string> events_;
+    bool ended_ = false;
+    bool abandoned_ = false;
+    std::exception_ptr failure_;
+};
+
+template <typename Result>
+boost::asio::awaitable<Result> BlockingCalls::run(std::function<Result()> work) {
+    auto io = co_await boost::asio::this_coro::executor;
+    struct Outcome {
+        std::optional<Result> value;
+        std::exception_ptr failure;
+    };
+    auto outcome = std::make_shared<Outcome>();
+    auto timer = std::make_shared<boost::asio::steady_timer>(io, std::chrono::steady_clock::time_point::max());
+    spawn([work = std::move(work), outcome, timer, io]() mutable {
+        try {
+            outcome->value.emplace(work());
+        } catch (...) {
+            outcome->failure = std::current_exception();
+        }
+        boost::asio::post(io, [timer] { timer->cancel(); });
+    });
+    co_await timer->async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    if (outcome->failure) std::rethrow_exception(outcome->failure);
+    co_return std::move(*outcome->value);
+}
+
+}  // namespace e2beval::server

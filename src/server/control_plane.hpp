@@ -1,0 +1,19 @@
+// E2B's control plane (REST, JSON, behind X-API-KEY): create, get, list, kill, set the timeout of, and connect
+// to sandboxes; each sandbox is a session of the server's backend.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include "server/http_exchange.hpp"
+#include "server/server_context.hpp"
+
+namespace e2beval::server {
+
+// The envd version the control plane reports. The SDKs turn features on by it, so it is the highest version
+// whose gated features this server really implements (docs/serve.md lists the gates): 0.1.0 is the floor the
+// SDKs accept; 0.1.4 gates recursive directory watching and 0.1.5 metrics, neither of which is served yet.
+inline constexpr const char* kReportedEnvdVersion = "0.1.0";
+
+boost::asio::awaitable<void> serve_control_plane(ServerContext& context, Exchange& exchange);
+
+}  // namespace e2beval::server

@@ -1,0 +1,40 @@
+// envd's routes.
+#include "server/envd.hpp"
+
+#include "server/connect_protocol.hpp"
+
+namespace e2beval::server {
+
+Plan plan_envd(ServerContext& context, Exchange& exchange, const std::shared_ptr<ServedSandbox>& sandbox) {
+    const auto target = exchange.request().target();
+    std::string path(target.data(), target.size());
+    path = path.substr(0, path.find('?'));
+    const auto method = exchange.request().method();
+    if (path == "/health") {
+        Response response;
+        response.status = http::status::no_content;
+        response.content_type.clear();
+        return response;
+    }
+    if (path == "/files" && (method == http::verb::get || method == http::verb::post)) return plan_files(context, exchange, sandbox);
+    if (path == "/process.Process/Start" && method == http::verb::post) return Streaming{};
+    if (path.starts_with("/process.Process/") || path.starts_with("/filesystem.Filesystem/")) {
+        const bool streaming = exchange.request()[http::field::content_type].starts_with("application/connect+");
+        const std::string message = "e2beval serve does not offer " + path.substr(1) + " yet (docs/serve.md lists what it serves)";
+        if (!streaming) return connect_error("unimplemented", message);
+        // A streaming call's error travels in its end-of-stream message, after a 200.
+        Response response;
+        response.content_type = "application/connect+json";
+        response.body = connect_end_of_stream(std::make_pair(std::string("unimplemented"), message));
+        return response;
+    }
+    return error_response(http::status::not_found, "no such route on envd: " + path);
+}
+
+boost::asio::awaitable<void> serve_envd(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox) {
+    auto plan = plan_envd(context, exchange, sandbox);
+    if (std::holds_alternative<Streaming>(plan)) co_await serve_process_start(context, exchange, sandbox);
+    else co_await carry_out(context, exchange, std::move(plan));
+}
+
+}  // namespace e2beval::server

@@ -1,0 +1,21 @@
+// envd, a sandbox's system daemon (E2B's port 49983): /health, /files (download and upload), and the Connect
+// services process.Process and filesystem.Filesystem, as far as docs/serve.md says they are served.
+#pragma once
+
+#include <memory>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "server/http_exchange.hpp"
+#include "server/plan.hpp"
+#include "server/server_context.hpp"
+
+namespace e2beval::server {
+
+boost::asio::awaitable<void> serve_envd(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);
+
+// Parts of envd, each in its own file.
+Plan plan_files(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);  // envd_files.cpp
+boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);  // envd_process.cpp
+
+}  // namespace e2beval::server

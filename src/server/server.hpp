@@ -1,0 +1,61 @@
+// `e2beval serve`: E2B's API (control plane, code interpreter, envd) on one HTTP/1.1 listener, over the
+// sessions of a Sandbox backend, so that the official E2B SDKs run unchanged against this machine. Sandbox
+// traffic is told apart from the control plane by the E2b-Sandbox-Id / E2b-Sandbox-Port headers the SDKs
+// send when E2B_SANDBOX_URL is set. docs/serve.md describes what is served.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "e2beval/sandbox.hpp"
+#include "e2beval/session.hpp"
+#include "server/admission.hpp"
+
+namespace e2beval::server {
+
+struct ServerOptions {
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 3000;  // 0: any free port (see Server::port())
+    std::vector<std::string> api_keys;  // at least one
+    AdmissionLimits admission;
+    // The backend whose sessions are the sandboxes; it registers them in the registry it is handed, which the
+    // server owns.
+    std::function<std::unique_ptr<Sandbox>(std::shared_ptr<SessionRegistry>)> make_backend;
+    SessionOptions session_defaults;  // limits and isolation of every sandbox
+    std::chrono::seconds default_timeout{300};  // when a create request names none: the SDKs' documented default
+    std::chrono::seconds max_timeout{24 * 3600};
+    std::size_t max_body_bytes = 100u << 20;  // larger requests get 413
+    // Slow or abusive clients (docs/serve.md, "Security"). A request's line and headers must arrive within
+    // header_timeout of its first byte (of the connection's opening, for its first request), its body within
+    // body_timeout of the headers; a kept-alive connection may wait idle_timeout for its next request. Answers
+    // are not bound by these: /execute and Start stream for as long as the code runs.
+    std::chrono::seconds header_timeout{10};
+    std::chrono::seconds body_timeout{120};
+    std::chrono::seconds idle_timeout{330};  // longer than the SDKs keep pooled connections (300 s)
+    std::size_t max_connections = 256;  // more are answered 503 and closed at once
+};
+
+class Server {
+public:
+    // Binds the listener (throws sandbox_error naming the address when it cannot) and builds the backend.
+    explicit Server(ServerOptions options);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    std::uint16_t port() const noexcept;
+
+    // Serves until SIGINT or SIGTERM (or stop()), then kills every sandbox and waits for the calls in flight.
+    void run();
+    void stop();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace e2beval::server

@@ -1,0 +1,36 @@
+// What every handler of the server shares: the backend, the served sandboxes, the limits, the call threads.
+// One per Server object; nothing here is process-wide.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "e2beval/sandbox.hpp"
+#include "server/admission.hpp"
+#include "server/auth.hpp"
+#include "server/blocking_calls.hpp"
+#include "server/sandbox_store.hpp"
+#include "server/server.hpp"
+
+namespace e2beval::server {
+
+struct ServerContext {
+    ServerContext(const ServerOptions& server_options, std::unique_ptr<Sandbox> sandbox_backend,
+                  std::shared_ptr<SessionRegistry> session_registry)
+        : options(server_options), keys(server_options.api_keys), admission(server_options.admission),
+          registry(std::move(session_registry)), backend(std::move(sandbox_backend)) {}
+
+    ServerOptions options;
+    ApiKeys keys;
+    Admission admission;
+    std::shared_ptr<SessionRegistry> registry;
+    std::unique_ptr<Sandbox> backend;
+    SandboxStore sandboxes;
+    BlockingCalls calls;
+    std::atomic<std::uint64_t> next_sequence{1};
+    std::atomic<bool> stopping{false};  // a sandbox created from now on is killed at once
+};
+
+}  // namespace e2beval::server

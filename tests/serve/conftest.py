@@ -1,0 +1,45 @@
+"""One real `e2beval serve` per test module, on 127.0.0.1 and a free port, with the official E2B Python SDK
+pointed at it through the three environment variables it prints (E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY)."""
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+
+class ServeProcess:
+    def __init__(self, *options):
+        binary = os.environ.get("E2BEVAL_SERVE_BINARY") or shutil.which("e2beval")
+        assert binary, "e2beval is not on PATH: source scripts/env.sh"
+        self.process = subprocess.Popen([binary, "serve", "--port", "0", *options], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+        self.env = {}
+        deadline = time.monotonic() + 30
+        while len(self.env) < 3 and time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            assert line, "e2beval serve ended before printing its export lines: " + self.process.stderr.read()
+            name, _, value = line.strip().removeprefix("export ").partition("=")
+            self.env[name] = value
+        assert set(self.env) == {"E2B_API_URL", "E2B_SANDBOX_URL", "E2B_API_KEY"}, self.env
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+        return self.process.returncode
+
+
+@pytest.fixture(scope="module")
+def serve():
+    server = ServeProcess("--max-sandboxes", "3")
+    saved = {name: os.environ.get(name) for name in server.env}
+    os.environ.update(server.env)
+    yield server
+    server.stop()
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -1,0 +1,100 @@
+"""The official E2B Python SDKs (e2b-code-interpreter, e2b; versions pinned in scripts/setup.sh) run unchanged
+against `e2beval serve`: code, commands, files and the control plane."""
+import os
+import time
+
+import pytest
+from e2b import AuthenticationException, RateLimitException, SandboxNotFoundException, TimeoutException
+from e2b_code_interpreter import Sandbox
+
+
+@pytest.fixture
+def sandbox(serve):
+    created = Sandbox.create(timeout=120)
+    yield created
+    Sandbox.kill(created.sandbox_id)
+
+
+def test_run_code_keeps_state_and_reports_results_and_errors(sandbox):
+    sandbox.run_code("x = 41\nprint('hi')")
+    execution = sandbox.run_code("x + 1")
+    assert execution.text == "42"
+    assert sandbox.run_code("print('out')").logs.stdout == ["out\n"]
+    error = sandbox.run_code("1 / 0").error
+    assert (error.name, error.value) == ("ZeroDivisionError", "division by zero")
+    assert sandbox.run_code("x").text == "41"  # the context survived its error
+
+
+def test_explicit_context_and_javascript(sandbox):
+    context = sandbox.create_code_context()
+    sandbox.run_code("y = 'mine'", context=context)
+    assert sandbox.run_code("y", context=context).text == "'mine'"
+    assert sandbox.run_code("'y' in globals()").text == "False"  # the default context is another one
+    assert context.id in [listed.id for listed in sandbox.list_code_contexts()]
+    assert sandbox.run_code("[1, 2].map(n => n * 21)", language="javascript").text == "[ 21, 42 ]"
+
+
+def test_client_timeout_interrupts_the_cell_and_the_next_call_works(sandbox):
+    # The official test_subsequent_execution_works_after_client_timeout: the SDK's timeout closes the
+    # connection, the server interrupts the cell, the next call is served at once.
+    with pytest.raises(TimeoutException):
+        sandbox.run_code("import time\ntime.sleep(30)", timeout=2)
+    started = time.monotonic()
+    assert sandbox.run_code("1 + 1", timeout=20).text == "2"
+    assert time.monotonic() - started < 15
+
+
+def test_commands_run_streams_output(sandbox):
+    seen = []
+    result = sandbox.commands.run("echo one; echo two >&2; echo 'it''s'", on_stdout=seen.append)
+    assert result.exit_code == 0
+    assert result.stdout == "one\nits\n" and result.stderr == "two\n"
+    assert "".join(seen) == "one\nits\n"
+
+
+def test_files_write_and_read(sandbox):
+    sandbox.files.write("/home/user/data.txt", "hello")
+    assert sandbox.files.read("/home/user/data.txt") == "hello"
+    assert sandbox.run_code("open('/home/user/data.txt').read()").text == "'hello'"
+    # A path that climbs out stays inside the sandbox (its root is not the host's).
+    sandbox.files.write("/home/user/../../tmp/inside.txt", "inside")
+    assert sandbox.files.read("/tmp/inside.txt") == "inside"
+    assert not os.path.exists("/tmp/inside.txt") or open("/tmp/inside.txt").read() != "inside"
+
+
+def test_control_plane_list_info_timeout_connect_kill(serve):
+    first = Sandbox.create(timeout=60, metadata={"suite": "serve"})
+    try:
+        listed = Sandbox.list().next_items()
+        assert first.sandbox_id in [info.sandbox_id for info in listed]
+        from e2b import SandboxQuery
+        assert [info.sandbox_id for info in Sandbox.list(query=SandboxQuery(metadata={"suite": "serve"})).next_items()] == [first.sandbox_id]
+        assert Sandbox.list(query=SandboxQuery(metadata={"suite": "other"})).next_items() == []
+        info = first.get_info()
+        assert info.metadata == {"suite": "serve"} and info.envd_version == "0.1.0"
+        first.set_timeout(200)
+        assert 150 < (first.get_info().end_at - first.get_info().started_at).total_seconds() <= 260
+        again = Sandbox.connect(first.sandbox_id)
+        assert again.run_code("6 * 7").text == "42"
+    finally:
+        assert Sandbox.kill(first.sandbox_id) is True
+    assert Sandbox.kill(first.sandbox_id) is False
+    with pytest.raises(SandboxNotFoundException):
+        Sandbox.get_info(first.sandbox_id)
+
+
+def test_wrong_key_is_refused(serve):
+    with pytest.raises(AuthenticationException):
+        Sandbox.create(api_key="e2b_" + "0" * 40)
+
+
+def test_limit_of_live_sandboxes_is_429(serve):
+    # The module's server runs at most 3 at once.
+    kept = [Sandbox.create(timeout=60) for _ in range(3)]
+    try:
+        with pytest.raises(RateLimitException):
+            Sandbox.create(timeout=60)
+    finally:
+        for created in kept:
+            created.kill()
+    Sandbox.create(timeout=60).kill()  # room again
