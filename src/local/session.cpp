@@ -49,7 +49,9 @@ namespace {
 constexpr const char* kAgentPath = "/tmp/.e2beval-agent.py";
 constexpr const char* kAgentStepsPath = "/tmp/.e2beval-agent-steps.so";  // the compiled steps the agent loads
 constexpr const char* kHome = "/home/user";  // E2B's user and working directory; a link to the workspace
-constexpr auto kStartTimeout = std::chrono::seconds(20);
+// The agent's start and its default Python context's (the agent waits up to 10 s for the kernel, then reports
+// ready anyway and the first cell waits for the rest): generous, for a loaded 2-core machine.
+constexpr auto kStartTimeout = std::chrono::seconds(30);
 constexpr std::size_t kStderrTail = 8192;
 // How long a ready session of the pool is kept by the keeper before it is handed out: in effect until its owner
 // (the LocalSandbox, or the process) goes.
@@ -115,7 +117,7 @@ public:
             } else if (line.kind == AgentLine::Kind::too_long) {
                 continue;
             }
-            std::string why = closed_reason_.empty() ? "did not start within 20 s" : closed_reason_;
+            std::string why = closed_reason_.empty() ? "did not start within " + std::to_string(kStartTimeout.count()) + " s" : closed_reason_;
             local::ChildReport report;
             if (::recv(sandbox_.report.get(), &report, sizeof report, MSG_DONTWAIT) == static_cast<ssize_t>(sizeof report) &&
                 report.kind == local::ChildReport::setup_failed)

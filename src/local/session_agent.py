@@ -30,7 +30,7 @@ import time
 OUTPUT_CAP_BYTES = 1 << 20  # per stream, per cell or per command
 # Ends a stream that reached OUTPUT_CAP_BYTES, on that stream (docs/sessions.md quotes it).
 TRUNCATION_MARKER = "[e2beval: %s truncated after 1 MiB; the rest of it was dropped]\n"
-KERNEL_START_SECONDS = 15.0  # how long a pre-started default context may take to serve (the host waits 20 s)
+KERNEL_START_SECONDS = 10.0  # how long ready waits for a pre-started default context (the host waits 30 s)
 INTERRUPT_GRACE_SECONDS = 2.0  # after SIGINT, how long a kernel gets before it is killed and restarted
 JS_SIGINT_DELAY_SECONDS = 0.5  # JS: node's own vm timeout ends synchronous code first; SIGINT is the backstop
 DEFAULT_COMMAND_TIMEOUT_SECONDS = 60.0  # E2B's default
