@@ -30,8 +30,9 @@ SupervisionRequest base_request(const LocalSandbox::Settings& settings, const Ex
 
 class PoolableSession;
 
-// Starts a session's sandbox and waits until its agent is ready (session.cpp). Its lifetime has not begun:
-// the caller hands it out (PoolableSession::hand_out) or keeps it in the pool.
+// Starts a session's sandbox (session.cpp) and returns at once: the caller waits until its agent is ready
+// (PoolableSession::wait_until_ready). Its lifetime has not begun: the caller hands it out
+// (PoolableSession::hand_out) or keeps it in the pool.
 std::shared_ptr<PoolableSession> start_session(const LocalSandbox::Settings& settings, const SessionOptions& options);
 
 }  // namespace local

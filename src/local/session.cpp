@@ -104,7 +104,7 @@ public:
     ~LocalSession() override { kill(); }
 
     // Waits for the agent's "ready" line; throws sandbox_error with what went wrong.
-    void wait_until_ready() {
+    void wait_until_ready() override {
         const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
         for (;;) {
             if (auto line = next_line(deadline, local::kEventLineBytes); line.kind == AgentLine::Kind::line) {
@@ -533,9 +533,7 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
 std::shared_ptr<local::PoolableSession> local::start_session(const LocalSandbox::Settings& settings,
                                                               const SessionOptions& options) {
     auto sandbox = SessionKeeper::instance().spawn(session_request(settings, options, kSessionAgentSource));
-    auto session = std::make_shared<LocalSession>(random_id(), std::move(sandbox), options);
-    session->wait_until_ready();
-    return session;
+    return std::make_shared<LocalSession>(random_id(), std::move(sandbox), options);
 }
 
 std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& options) {
@@ -546,6 +544,7 @@ std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& opti
         return pooled;
     }
     auto session = local::start_session(*settings_, options);
+    session->wait_until_ready();
     session->hand_out(options);
     sessions_->add(session);
     // Sessions like this one are wanted: from now on one waits ready (started in the background, after this

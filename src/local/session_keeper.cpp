@@ -1,6 +1,8 @@
 // See session_keeper.hpp. One thread, a queue of start-up jobs and a table of deadlines.
 #include "local/session_keeper.hpp"
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -22,7 +24,8 @@ struct SessionKeeper::State {
     };
     std::map<std::string, Tracked> tracked;
     bool deadlines_changed = false;
-    bool owner_exiting = false;  // end_all_sessions() ran: a session scheduled after it is ended at once
+    bool owner_exiting = false;
+    const pid_t owner_pid = ::getpid();  // the process whose sessions these are (not a forked child of it)  // end_all_sessions() ran: a session scheduled after it is ended at once
 
     // Never returns: the thread is detached and ends with the process, taking every session's init with it
     // (PR_SET_PDEATHSIG), which is what "killing the owner process kills its sessions" needs.
@@ -72,6 +75,9 @@ SessionKeeper::SessionKeeper() : state_(std::make_shared<State>()) {
 }
 
 void SessionKeeper::end_all_sessions() noexcept {
+    // A forked child inherits this handler and the sessions' handles, not the sessions: when it exits, they
+    // are still its parent's.
+    if (::getpid() != state_->owner_pid) return;
     std::map<std::string, State::Tracked> ending;
     {
         std::lock_guard lock(state_->mutex);

@@ -1,6 +1,8 @@
 // See session_pool.hpp. A table of shelves (one per key) and one thread that fills them.
 #include "local/session_pool.hpp"
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -42,6 +44,7 @@ struct SessionPool::State {
         SessionOptions options;  // how its sessions start (the first caller's, without timeout, metadata, env)
         std::deque<std::shared_ptr<PoolableSession>> ready;
         bool starting = false;
+        std::shared_ptr<PoolableSession> starting_session;  // while it starts: the destructor kills it
         bool wanted = false;  // cleared when a start fails, so a key that cannot start does not spin
     };
 
@@ -50,6 +53,7 @@ struct SessionPool::State {
     std::map<std::string, Shelf> shelves;
     bool stopping = false;
     std::thread filler;
+    const pid_t owner_pid = ::getpid();  // a forked child inherits the pool but neither its thread nor its sessions
 
     Shelf* shelf_to_fill() {
         for (auto& [key, shelf] : shelves)
@@ -69,6 +73,12 @@ struct SessionPool::State {
             std::shared_ptr<PoolableSession> session;
             try {
                 session = start(options);
+                lock.lock();
+                shelf.starting_session = session;
+                const bool stopped = stopping;
+                lock.unlock();
+                if (stopped) session->kill();  // the destructor may have looked before it was stored
+                session->wait_until_ready();
                 session->keep_until_handed_out();
             } catch (const std::exception&) {
                 // A session that cannot start here cannot start for the caller either, who will start one
@@ -78,6 +88,7 @@ struct SessionPool::State {
             }
             lock.lock();
             shelf.starting = false;
+            shelf.starting_session.reset();
             if (!session) {
                 shelf.wanted = false;
             } else if (stopping) {
@@ -95,16 +106,27 @@ struct SessionPool::State {
 SessionPool::SessionPool(std::size_t per_key, Starter start) : state_(std::make_shared<State>(per_key, std::move(start))) {}
 
 SessionPool::~SessionPool() {
+    std::shared_ptr<PoolableSession> starting;
+    if (::getpid() != state_->owner_pid) {
+        // A forked child that exits: the filler thread does not exist here (joining it would wait forever) and
+        // the ready sessions are its parent's to keep or kill. Leave both alone.
+        new std::thread(std::move(state_->filler));  // never joined nor destroyed: leaked on purpose
+        new std::shared_ptr<State>(state_);          // the sessions' handles stay open, untouched
+        return;
+    }
     std::vector<std::shared_ptr<PoolableSession>> idle;
     {
         std::lock_guard lock(state_->mutex);
         state_->stopping = true;
-        for (auto& [key, shelf] : state_->shelves)
+        for (auto& [key, shelf] : state_->shelves) {
             for (auto& session : shelf.ready) idle.push_back(std::move(session));
+            if (shelf.starting_session) starting = shelf.starting_session;
+        }
         // The shelves stay: the filler may hold one until it is joined.
         for (auto& [key, shelf] : state_->shelves) shelf.ready.clear();
     }
     state_->changed.notify_all();
+    if (starting) starting->kill();  // its start ends at once, so the join below does not wait for it
     if (state_->filler.joinable()) state_->filler.join();
     for (auto& session : idle) session->kill();
 }

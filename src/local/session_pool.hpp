@@ -16,6 +16,9 @@ namespace e2beval::local {
 // What the pool needs of a session it keeps.
 class PoolableSession : public Session {
 public:
+    // Waits until the agent is ready; throws sandbox_error saying why it could not start. kill() from another
+    // thread ends the wait at once (the pool's owner going away while a replacement starts).
+    virtual void wait_until_ready() = 0;
     // Kept ready until handed out or until its owner goes: no lifetime runs yet, but the process's exit still
     // ends it (SessionKeeper).
     virtual void keep_until_handed_out() = 0;
@@ -35,10 +38,11 @@ class SessionPool {
 public:
     using Starter = std::function<std::shared_ptr<PoolableSession>(const SessionOptions&)>;
 
-    // `per_key`: ready sessions kept per key (0: the pool is off). `start` starts a session and waits until
-    // it is ready; it throws when it cannot.
+    // `per_key`: ready sessions kept per key (0: the pool is off). `start` starts a session's sandbox and
+    // returns at once (the pool waits until it is ready); it throws when it cannot.
     SessionPool(std::size_t per_key, Starter start);
-    // Stops refilling and kills every session still waiting to be handed out (processes, cgroup, workspace).
+    // Stops refilling and kills every session still waiting to be handed out (processes, cgroup, workspace),
+    // and the one starting, without waiting for its start.
     ~SessionPool();
     SessionPool(const SessionPool&) = delete;
     SessionPool& operator=(const SessionPool&) = delete;

@@ -249,3 +249,30 @@ def test_a_pool_size_that_is_not_a_number_is_refused_with_what_to_do():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "E2BEVAL_SESSION_POOL must be the number of ready sessions" in done.stderr and "'lots'" in done.stderr
+
+
+FORKED = textwrap.dedent("""
+    import json, os, sys, time
+    from e2beval.sandbox import Sandbox, ready_sandbox_pids
+    sandbox = Sandbox.create(timeout=120)
+    deadline = time.monotonic() + 60
+    while not ready_sandbox_pids():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    ready = ready_sandbox_pids()
+    child = os.fork()
+    if child == 0:
+        sys.exit(0)  # a forked child that ends normally (atexit handlers and static destructors run)
+    _, status = os.waitpid(child, 0)
+    assert status == 0, status
+    assert sandbox.run_code("1 + 1").text == "2", "the child's exit killed its parent's sandbox"
+    pooled = Sandbox.create(timeout=120)
+    assert json.loads(pooled._session.info())["host_pid"] in ready, "the child's exit emptied its parent's pool"
+    assert pooled.run_code("2 + 2").text == "4"
+    print("ok")
+""")
+
+
+def test_a_forked_child_that_exits_leaves_its_parents_sandboxes_and_pool_alone():
+    done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr[-2000:]
