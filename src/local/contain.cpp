@@ -74,10 +74,14 @@ void wipe_host_strings(const SpawnPlan& plan) noexcept {
 // Becomes the unprivileged id inside. Capabilities in the new user namespace survive this because id 0
 // is not mapped inside (so the kernel's "leaving root" rule does not apply); they are dropped explicitly
 // in the program's process before exec.
+// Raw system calls, not glibc's wrappers: this process is a copy of one thread of a multi-threaded host,
+// and glibc's setresgid/setgroups/setresuid signal every thread glibc believes the process has (POSIX
+// makes ids per process). Those threads do not exist here, and one the host was creating at the moment of
+// the clone (a session pool's thread, a Python thread) is waited for forever: the sandbox never starts.
 void become_sandbox_user(const SpawnPlan& plan) noexcept {
-    if (::setresgid(plan.inside_gid, plan.inside_gid, plan.inside_gid) != 0) fail("setresgid");
-    if (plan.clear_supplementary_groups && ::setgroups(0, nullptr) != 0) fail("setgroups(0, NULL)");
-    if (::setresuid(plan.inside_uid, plan.inside_uid, plan.inside_uid) != 0) fail("setresuid");
+    if (::syscall(SYS_setresgid, plan.inside_gid, plan.inside_gid, plan.inside_gid) != 0) fail("setresgid");
+    if (plan.clear_supplementary_groups && ::syscall(SYS_setgroups, 0, nullptr) != 0) fail("setgroups(0, NULL)");
+    if (::syscall(SYS_setresuid, plan.inside_uid, plan.inside_uid, plan.inside_uid) != 0) fail("setresuid");
 }
 
 void write_program(const SpawnPlan& plan) noexcept {

@@ -276,3 +276,34 @@ FORKED = textwrap.dedent("""
 def test_a_forked_child_that_exits_leaves_its_parents_sandboxes_and_pool_alone():
     done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0 and done.stdout == "ok\n", done.stderr[-2000:]
+
+
+THREAD_CHURN = textwrap.dedent("""
+    import threading
+    from e2beval.sandbox import Sandbox
+    stop = threading.Event()
+
+    def churn():  # threads being created all the time, as a pool's refill thread or a threaded program does
+        while not stop.is_set():
+            thread = threading.Thread(target=lambda: None)
+            thread.start()
+            thread.join()
+
+    churners = [threading.Thread(target=churn) for _ in range(2)]
+    for thread in churners:
+        thread.start()
+    try:
+        for _ in range(25):
+            Sandbox.create(timeout=60).kill()
+    finally:
+        stop.set()
+    print("ok")
+""")
+
+
+def test_sandboxes_start_while_the_owner_creates_threads():
+    # A sandbox's init is a copy of one thread of the host: glibc's setresgid() there waited forever for a thread
+    # the host was creating at the moment of the copy (seen as cross-session corpus cases that hung).
+    env = dict(os.environ, E2BEVAL_SESSION_POOL="0")
+    done = subprocess.run([sys.executable, "-c", THREAD_CHURN], env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr[-2000:]
