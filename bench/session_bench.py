@@ -17,6 +17,7 @@ Usage: .venv/bin/python bench/session_bench.py [--sessions N] [--rounds N] [--js
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -29,7 +30,10 @@ POOL_WAIT_S = 30.0  # a bound so a pool that never fills fails the bench instead
 
 
 def wait_for_ready_pool() -> None:
-    """Untimed: until the pool of ready sandboxes holds one (no-op where e2beval has no pool)."""
+    """Untimed: until the pool of ready sandboxes holds one (no-op where e2beval has no pool, or it is off:
+    E2BEVAL_SESSION_POOL=0 measures every sandbox started for its create())."""
+    if os.environ.get("E2BEVAL_SESSION_POOL") == "0":
+        return
     try:
         from e2beval.sandbox import ready_sandbox_pids
     except ImportError:
