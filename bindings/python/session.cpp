@@ -143,6 +143,10 @@ void bind_sessions(py::module_& m) {
             return to_json_text(rows);
         },
         release);
+    m.def(
+        "ready_session_pids",
+        [](const std::string& python_executable) { return sandbox_for(python_executable, false).ready_session_pids(); },
+        py::arg("python_executable") = "", release);
     m.def("find_session", [](const std::string& id) { return module_sessions()->find(id); }, py::arg("sandbox_id"), release);
 }
 

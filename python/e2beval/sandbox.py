@@ -53,6 +53,7 @@ __all__ = [
     "FileNotFoundException",
     "InvalidArgumentException",
     "CommandExitException",
+    "ready_sandbox_pids",
 ]
 
 DEFAULT_SANDBOX_TIMEOUT = 300  # seconds, E2B's default lifetime
@@ -818,6 +819,12 @@ class Sandbox:
 
     def __repr__(self) -> str:
         return f"Sandbox(sandbox_id={self.sandbox_id!r}, running={self.is_running()})"
+
+
+def ready_sandbox_pids(python: Optional[str] = None) -> List[int]:
+    """Host pids of the sandboxes the pool keeps started ahead of demand for ``Sandbox.create(python=python)``,
+    not yet handed out (docs/sessions.md, "The pool of ready sandboxes")."""
+    return list(_core.ready_session_pids(python or ""))
 
 
 def _sandbox_info(info: dict, template_id: str) -> SandboxInfo:

@@ -28,6 +28,7 @@
 #include "local/fd.hpp"
 #include "local/interpreters.hpp"
 #include "local/local_settings.hpp"
+#include "local/session_pool.hpp"
 #include "local/mountns.hpp"
 #include "local/rlimit.hpp"
 #include "local/seccomp.hpp"
@@ -164,6 +165,9 @@ LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) 
                                                   [settings = settings_](const IsolationProfile& isolation) {
                                                       return start_zygote(*settings, isolation);
                                                   });
+    session_pool_ = std::make_shared<local::SessionPool>(
+        local::configured_session_pool_size(settings_->options.ready_sessions),
+        [settings = settings_](const SessionOptions& options) { return local::start_session(*settings, options); });
 }
 
 const InterpreterInfo& LocalSandbox::python() const noexcept { return settings_->python; }

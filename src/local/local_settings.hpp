@@ -28,5 +28,12 @@ void check_limits_and_environment(const Limits& limits, const std::map<std::stri
 SupervisionRequest base_request(const LocalSandbox::Settings& settings, const ExecRequest& request, bool with_filesystem,
                                 const std::vector<std::string>& more_read_only_paths = {});
 
+class PoolableSession;
+
+// Starts a session's sandbox (session.cpp) and returns at once: the caller waits until its agent is ready
+// (PoolableSession::wait_until_ready). Its lifetime has not begun: the caller hands it out
+// (PoolableSession::hand_out) or keeps it in the pool.
+std::shared_ptr<PoolableSession> start_session(const LocalSandbox::Settings& settings, const SessionOptions& options);
+
 }  // namespace local
 }  // namespace e2beval

@@ -35,6 +35,7 @@
 #include "local/session_caps.hpp"
 #include "local/session_deadline.hpp"
 #include "local/session_keeper.hpp"
+#include "local/session_pool.hpp"
 #include "local/supervisor.hpp"
 #include "local/warm_protocol.hpp"
 #include "local/warm_steps_library.hpp"
@@ -48,8 +49,13 @@ namespace {
 constexpr const char* kAgentPath = "/tmp/.e2beval-agent.py";
 constexpr const char* kAgentStepsPath = "/tmp/.e2beval-agent-steps.so";  // the compiled steps the agent loads
 constexpr const char* kHome = "/home/user";  // E2B's user and working directory; a link to the workspace
-constexpr auto kStartTimeout = std::chrono::seconds(20);
+// The agent's start and its default Python context's (the agent waits up to 10 s for the kernel, then reports
+// ready anyway and the first cell waits for the rest): generous, for a loaded 2-core machine.
+constexpr auto kStartTimeout = std::chrono::seconds(30);
 constexpr std::size_t kStderrTail = 8192;
+// How long a ready session of the pool is kept by the keeper before it is handed out: in effect until its owner
+// (the LocalSandbox, or the process) goes.
+constexpr auto kKeptReady = std::chrono::hours(24 * 365);
 
 // `local-` and 16 base-36 digits (about 82 bits) from the kernel's random source: an id is what reaches a
 // sandbox through `e2beval serve`'s routing, so it must not be predictable from earlier ids (a generator seeded
@@ -97,7 +103,7 @@ void write_line(int fd, const std::string& line) {
     }
 }
 
-class LocalSession final : public Session, public local::KeptSession, public std::enable_shared_from_this<LocalSession> {
+class LocalSession final : public local::PoolableSession, public local::KeptSession, public std::enable_shared_from_this<LocalSession> {
 public:
     LocalSession(std::string id, local::InteractiveSandbox sandbox, const SessionOptions& options)
         : id_(std::move(id)), sandbox_(std::move(sandbox)), limits_(options.limits), metadata_(options.metadata),
@@ -109,7 +115,7 @@ public:
     ~LocalSession() override { kill(); }
 
     // Waits for the agent's "ready" line; throws sandbox_error with what went wrong.
-    void wait_until_ready() {
+    void wait_until_ready() override {
         const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
         for (;;) {
             if (auto line = next_line(deadline, local::kEventLineBytes); line.kind == AgentLine::Kind::line) {
@@ -122,7 +128,7 @@ public:
             } else if (line.kind == AgentLine::Kind::too_long) {
                 continue;
             }
-            std::string why = closed_reason_.empty() ? "did not start within 20 s" : closed_reason_;
+            std::string why = closed_reason_.empty() ? "did not start within " + std::to_string(kStartTimeout.count()) + " s" : closed_reason_;
             local::ChildReport report;
             if (::recv(sandbox_.report.get(), &report, sizeof report, MSG_DONTWAIT) == static_cast<ssize_t>(sizeof report) &&
                 report.kind == local::ChildReport::setup_failed)
@@ -245,6 +251,28 @@ public:
     void end_with_owner() noexcept override { close_with("the process that owned it exited"); }
 
     const json::object& ready() const noexcept { return ready_; }
+
+    void keep_until_handed_out() override {
+        // A ready session waits without a lifetime; the keeper still ends it when the process exits.
+        local::SessionKeeper::instance().schedule(shared_from_this(), std::chrono::steady_clock::now() + kKeptReady);
+    }
+
+    bool fit_to_hand_out() noexcept override {
+        if (!alive()) return false;
+        // An idle agent writes nothing and its init does not exit: anything readable means it is not fit.
+        pollfd fds[2] = {{sandbox_.stdout_read.get(), POLLIN, 0}, {sandbox_.pidfd.get(), POLLIN, 0}};
+        return ::poll(fds, sandbox_.pidfd ? 2 : 1, 0) == 0 && buffer_.empty();
+    }
+
+    void hand_out(const SessionOptions& options) override {
+        {
+            std::lock_guard lock(state_mutex_);
+            started_at_ = std::chrono::system_clock::now();
+            end_at_ = started_at_ + options.timeout;
+            metadata_ = options.metadata;
+        }
+        local::SessionKeeper::instance().schedule(shared_from_this(), std::chrono::steady_clock::now() + options.timeout);
+    }
 
 private:
     void close_with(const std::string& reason) noexcept {
@@ -398,12 +426,12 @@ private:
     const std::string id_;
     local::InteractiveSandbox sandbox_;
     const Limits limits_;
-    const std::map<std::string, std::string> metadata_;
-    const std::chrono::system_clock::time_point started_at_;
+    std::map<std::string, std::string> metadata_;         // set again at hand-out (pool)
+    std::chrono::system_clock::time_point started_at_;  // the time it was created, or handed out from the pool
     std::chrono::system_clock::time_point end_at_;
     json::object ready_;
 
-    mutable std::mutex state_mutex_;  // closed_, closed_reason_, end_at_, sandbox_ (kill)
+    mutable std::mutex state_mutex_;  // closed_, closed_reason_, started_at_, end_at_, metadata_, sandbox_ (kill)
     bool closed_ = false;
     std::string closed_reason_;
     const local::UniqueFd closed_wake_;  // readable once closed: wakes a call() waiting for the agent
@@ -465,6 +493,9 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     for (auto& variable : plan.environment)
         if (variable.rfind("HOME=", 0) == 0) variable = std::string("HOME=") + kHome;
     plan.environment.push_back(std::string("E2BEVAL_AGENT_HOME=") + kHome);
+    // Every session starts its default Python context before it reports ready, so its first cell pays only for
+    // itself; a pooled session is then fully warm when handed out, and pooled and fresh sessions look alike.
+    plan.environment.push_back("E2BEVAL_AGENT_DEFAULT_CONTEXT=python");
     if (node) plan.environment.push_back("E2BEVAL_NODE=" + local::path_inside(node->executable));
 
     // A session lives for minutes: no CPU-time cap (its lifetime is the timeout) and, when a cgroup limits
@@ -510,16 +541,30 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
 
 }  // namespace
 
+std::shared_ptr<local::PoolableSession> local::start_session(const LocalSandbox::Settings& settings,
+                                                              const SessionOptions& options) {
+    auto sandbox = SessionKeeper::instance().spawn(session_request(settings, options, kSessionAgentSource));
+    return std::make_shared<LocalSession>(random_id(), std::move(sandbox), options);
+}
+
 std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& options) {
     if (options.timeout.count() <= 0) throw input_error("a session's timeout must be positive (seconds until it is killed)");
     local::check_limits_and_environment(options.limits, options.env);
-    auto sandbox = local::SessionKeeper::instance().spawn(session_request(*settings_, options, local::kSessionAgentSource));
-    auto session = std::make_shared<LocalSession>(random_id(), std::move(sandbox), options);
+    if (auto pooled = session_pool_->take(options)) {
+        sessions_->add(pooled);
+        return pooled;
+    }
+    auto session = local::start_session(*settings_, options);
     session->wait_until_ready();
-    local::SessionKeeper::instance().schedule(session, std::chrono::steady_clock::now() + options.timeout);
+    session->hand_out(options);
     sessions_->add(session);
+    // Sessions like this one are wanted: from now on one waits ready (started in the background, after this
+    // one, so the two do not compete for the CPU).
+    session_pool_->keep_ready(options);
     return session;
 }
+
+std::vector<int> LocalSandbox::ready_session_pids() const { return session_pool_->ready_pids(); }
 
 std::vector<SessionInfo> LocalSandbox::list_sessions() { return sessions_->list(); }
 

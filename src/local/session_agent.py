@@ -30,6 +30,7 @@ import time
 OUTPUT_CAP_BYTES = 1 << 20  # per stream, per cell or per command
 # Ends a stream that reached OUTPUT_CAP_BYTES, on that stream (docs/sessions.md quotes it).
 TRUNCATION_MARKER = "[e2beval: %s truncated after 1 MiB; the rest of it was dropped]\n"
+KERNEL_START_SECONDS = 10.0  # how long ready waits for a pre-started default context (the host waits 30 s)
 INTERRUPT_GRACE_SECONDS = 2.0  # after SIGINT, how long a kernel gets before it is killed and restarted
 JS_SIGINT_DELAY_SECONDS = 0.5  # JS: node's own vm timeout ends synchronous code first; SIGINT is the backstop
 DEFAULT_COMMAND_TIMEOUT_SECONDS = 60.0  # E2B's default
@@ -230,6 +231,9 @@ def serve(control_in_fd, control_out_fd):
     kernel_code = {function.__code__ for function in (on_sigint, flush_streams, send, bundle, display, run_coroutine,
                                                       run, execute)}
 
+    # Up and serving: the agent waits for this before it reports a session with a pre-started default context
+    # ready (E2BEVAL_AGENT_DEFAULT_CONTEXT), so that session's first cell pays only for the cell.
+    send({"type": "started"})
     while True:
         line = control_in.readline()
         if not line:
@@ -797,6 +801,7 @@ class Context:
         self.cell = None  # the CellRun being served, if any
         self.readers, self.control_writer, self.control_buffer = [], None, bytearray()
         self.control_discarding = False
+        self.started = False  # the kernel said it serves cells
 
     def describe(self):
         return {"id": self.id, "language": self.language, "cwd": self.cwd}
@@ -830,6 +835,7 @@ class Context:
                         PipeReader(self.agent, err_r, lambda data: self.on_output("stderr", data)),
                         PipeReader(self.agent, from_kernel_r, self.on_control, self.on_control_eof)]
         self.count = 0
+        self.started = False
 
     def stop(self):
         if self.proc is None:
@@ -891,6 +897,8 @@ class Context:
             if self.cell is not None and isinstance(message, dict):
                 self.drain_output()  # output written before the message goes out before it
                 self.cell.on_message(message)
+            elif isinstance(message, dict) and message.get("type") == "started":
+                self.started = True  # only ever read before the first cell (Agent.prestart_default_context)
 
     def on_control_eof(self):
         if self.cell is not None:
@@ -1278,7 +1286,24 @@ class Agent:
             self.emit({"id": request_id, "type": "failure", "kind": "internal",
                        "message": "the session agent failed on %s: %s: %s" % (op, type(exc).__name__, exc)})
 
+    def prestart_default_context(self):
+        """With E2BEVAL_AGENT_DEFAULT_CONTEXT=python (the host sets it for every session), the default Python
+        context is started before the agent reports ready, and ready waits until its kernel serves cells: a
+        session's first cell then pays only for itself, and a session the host keeps in its pool of ready
+        sessions is fully warm when it is handed out. No user code runs here. A kernel that cannot start is
+        left for the first cell, which starts it again and says what happened."""
+        if os.environ.get("E2BEVAL_AGENT_DEFAULT_CONTEXT") != "python":
+            return
+        try:
+            context = self.new_context("python", "python", self.home)
+        except Failure:
+            return
+        deadline = time.monotonic() + KERNEL_START_SECONDS
+        while not context.started and context.alive and time.monotonic() < deadline:
+            self.pump(max(0.0, deadline - time.monotonic()))
+
     def serve(self):
+        self.prestart_default_context()
         self.emit({"type": "ready", "python": "%d.%d.%d" % sys.version_info[:3], "node": self.node_version,
                    "bash": os.access("/bin/bash", os.X_OK)})
         try:

@@ -1,6 +1,8 @@
 // See session_keeper.hpp. One thread, a queue of start-up jobs and a table of deadlines.
 #include "local/session_keeper.hpp"
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -22,6 +24,8 @@ struct SessionKeeper::State {
     };
     std::map<std::string, Tracked> tracked;
     bool deadlines_changed = false;
+    bool owner_exiting = false;
+    const pid_t owner_pid = ::getpid();  // the process whose sessions these are (not a forked child of it)  // end_all_sessions() ran: a session scheduled after it is ended at once
 
     // Never returns: the thread is detached and ends with the process, taking every session's init with it
     // (PR_SET_PDEATHSIG), which is what "killing the owner process kills its sessions" needs.
@@ -71,9 +75,13 @@ SessionKeeper::SessionKeeper() : state_(std::make_shared<State>()) {
 }
 
 void SessionKeeper::end_all_sessions() noexcept {
+    // A forked child inherits this handler and the sessions' handles, not the sessions: when it exits, they
+    // are still its parent's.
+    if (::getpid() != state_->owner_pid) return;
     std::map<std::string, State::Tracked> ending;
     {
         std::lock_guard lock(state_->mutex);
+        state_->owner_exiting = true;
         ending.swap(state_->tracked);
     }
     for (auto& [id, entry] : ending) entry.session->end_with_owner();
@@ -98,10 +106,20 @@ InteractiveSandbox SessionKeeper::spawn(SupervisionRequest request) {
 }
 
 void SessionKeeper::schedule(const std::shared_ptr<KeptSession>& session, std::chrono::steady_clock::time_point deadline) {
+    bool owner_exiting;
     {
         std::lock_guard lock(state_->mutex);
-        state_->tracked[session->keeper_id()] = {session, deadline};
-        state_->deadlines_changed = true;
+        owner_exiting = state_->owner_exiting;
+        if (!owner_exiting) {
+            state_->tracked[session->keeper_id()] = {session, deadline};
+            state_->deadlines_changed = true;
+        }
+    }
+    if (owner_exiting) {
+        // Started while the process exits (the session pool's refill): nobody will use it, and nothing else
+        // would remove its cgroup.
+        session->end_with_owner();
+        return;
     }
     state_->wake.notify_one();
 }

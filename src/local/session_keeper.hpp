@@ -32,7 +32,8 @@ public:
     InteractiveSandbox spawn(SupervisionRequest request);
 
     // Keeps `session` alive until `deadline`, then calls its expire() and drops it. Calling it again moves
-    // the deadline; forget() drops it early (after a kill).
+    // the deadline; forget() drops it early (after a kill). Once end_all_sessions() ran (the process exits), it
+    // ends `session` at once instead.
     void schedule(const std::shared_ptr<KeptSession>& session, std::chrono::steady_clock::time_point deadline);
     void forget(const std::string& id);
 

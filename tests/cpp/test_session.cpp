@@ -147,3 +147,55 @@ TEST_CASE("bad requests to a session are failures that say what is wrong, and th
     CHECK(session->run_code("2 + 2").text() == std::optional<std::string>("4"));
     session->kill();
 }
+
+TEST_CASE("a LocalSandbox keeps a session ready, hands it out once, and kills what it still keeps when it goes") {
+    std::vector<int> ready;
+    std::shared_ptr<Session> first, pooled;
+    std::string pooled_namespace;
+    {
+        LocalSandboxOptions options;
+        options.pool.enabled = false;  // one-shot executions are not what this test is about
+        options.ready_sessions = 1;
+        LocalSandbox sandbox(options);
+        CHECK(sandbox.ready_session_pids().empty());  // an idle owner pays nothing
+        first = sandbox.create_session(quick_options());
+        for (int waited = 0; waited < 600 && sandbox.ready_session_pids().empty(); ++waited)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const auto kept = sandbox.ready_session_pids();
+        REQUIRE(kept.size() == 1);
+        CHECK(kept[0] != first->info().host_pid);
+
+        pooled = sandbox.create_session(quick_options());
+        CHECK(pooled->info().host_pid == kept[0]);  // the one kept ready, handed out
+        CHECK(pooled->id() != first->id());
+        pooled_namespace = pid_namespace_of(kept[0]);
+        CHECK(pooled->run_code("1 + 1").text() == std::optional<std::string>("2"));
+        for (int waited = 0; waited < 600 && sandbox.ready_session_pids().empty(); ++waited)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        ready = sandbox.ready_session_pids();  // its replacement
+        REQUIRE(ready.size() == 1);
+        CHECK(ready[0] != kept[0]);
+        REQUIRE_FALSE(pid_namespace_of(ready[0]).empty());
+    }
+    // The owner is gone: the session it kept ready is killed with every process of it (its init is reaped, so
+    // no pid of its namespace is left); the sessions it handed out are their users' and live on.
+    CHECK(pid_namespace_of(ready[0]).empty());
+    CHECK(first->alive());
+    CHECK(pooled->run_code("2 + 2").text() == std::optional<std::string>("4"));
+    CHECK_FALSE(processes_of_session(pooled_namespace).empty());
+    first->kill();
+    pooled->kill();
+    CHECK(processes_of_session(pooled_namespace).empty());
+}
+
+TEST_CASE("with no ready sessions configured, no session is started ahead of demand") {
+    LocalSandboxOptions options;
+    options.pool.enabled = false;
+    options.ready_sessions = 0;
+    LocalSandbox sandbox(options);
+    auto session = sandbox.create_session(quick_options());
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CHECK(sandbox.ready_session_pids().empty());
+    CHECK(session->run_code("1 + 1").text() == std::optional<std::string>("2"));
+    session->kill();
+}

@@ -33,7 +33,7 @@ needs_node = pytest.mark.usefixtures("node_required")
 class AgentProcess:
     """One agent, started as the host starts it, with a reader thread collecting its events."""
 
-    def __init__(self, directory, node=NODE, preexec_fn=None):
+    def __init__(self, directory, node=NODE, preexec_fn=None, extra_env=None):
         self.directory = Path(directory)
         self.home = self.directory / "home"
         self.home.mkdir()
@@ -43,6 +43,7 @@ class AgentProcess:
                "E2BEVAL_AGENT_HOME": str(self.home)}
         if node:
             env["E2BEVAL_NODE"] = node
+        env.update(extra_env or {})
         self.proc = subprocess.Popen([sys.executable, "-I", "-B", "-u", str(self.script)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.directory, env=env,
                                      preexec_fn=preexec_fn)
@@ -131,6 +132,28 @@ def agent(tmp_path):
     process = AgentProcess(tmp_path)
     yield process
     process.close()
+
+
+def test_a_default_context_asked_for_at_start_is_serving_when_the_agent_is_ready(tmp_path):
+    # What every session's agent is started with (docs/session-protocol.md, "Start"): the default Python
+    # context exists before the first request, no cell has run in it, and it is the one the first cell uses.
+    process = AgentProcess(tmp_path, extra_env={"E2BEVAL_AGENT_DEFAULT_CONTEXT": "python"})
+    try:
+        assert process.ready["type"] == "ready"
+        listed = process.call("list_contexts")[-1]["contexts"]
+        assert listed == [{"id": "python", "language": "python", "cwd": str(process.home)}]
+        first = process.run("import os\nx = os.environ.get('E2BEVAL_AGENT_DEFAULT_CONTEXT')\nx is None")
+        assert (first.count, first.text, first.error, first.stdout, first.stderr) == (1, "True", None, "", "")
+        assert process.run("x is None", context="python").text == "True"
+        assert [c["id"] for c in process.call("list_contexts")[-1]["contexts"]] == ["python"]
+    finally:
+        process.close()
+
+
+def test_without_it_the_default_context_starts_with_the_first_cell(agent):
+    assert agent.call("list_contexts")[-1]["contexts"] == []
+    assert agent.run("1 + 1").text == "2"
+    assert [c["id"] for c in agent.call("list_contexts")[-1]["contexts"]] == ["python"]
 
 
 def gone(pid):

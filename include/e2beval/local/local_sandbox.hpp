@@ -39,6 +39,11 @@ struct LocalSandboxOptions {
         std::size_t max_zygotes = 8;  // each serves one execution at a time; beyond this, executions run cold
         unsigned max_uses = 500;      // a zygote is replaced after this many executions
     } pool;
+    // Pool of ready sessions (docs/sessions.md): how many sessions to keep started ahead of demand for each
+    // kind of session (limits and isolation) created so far, so that create_session() and the first run_code
+    // pay only for the cell. Unset: $E2BEVAL_SESSION_POOL, else 1; 0 turns the pool off. Sessions with
+    // environment variables never come from the pool.
+    std::optional<std::size_t> ready_sessions;
     // Where create_session() registers its sessions for list_sessions()/find_session(). Empty: this
     // sandbox keeps its own; a face that creates several sandboxes (the Python module) shares one.
     std::shared_ptr<SessionRegistry> sessions;
@@ -46,6 +51,7 @@ struct LocalSandboxOptions {
 
 namespace local {
 class WarmPool;
+class SessionPool;
 class Zygote;
 struct SupervisionRequest;
 }
@@ -79,6 +85,8 @@ public:
     void warm_up(std::size_t count, const IsolationProfile& isolation = {});
     // Host pids of the live zygotes' sandbox init processes (the zygote interpreter is its child).
     std::vector<int> zygote_pids() const;
+    // Host pids of the sandbox init processes of the sessions the pool keeps ready (not yet handed out).
+    std::vector<int> ready_session_pids() const;
 
     ~LocalSandbox() override;
 
@@ -96,6 +104,8 @@ private:
     std::shared_ptr<const Settings> settings_;
     std::shared_ptr<local::WarmPool> pool_;
     std::shared_ptr<SessionRegistry> sessions_;
+    // Declared last, so destroyed first: it kills the sessions it still keeps ready.
+    std::shared_ptr<local::SessionPool> session_pool_;
 };
 
 }  // namespace e2beval
