@@ -18,6 +18,8 @@ Plan plan_envd(ServerContext& context, Exchange& exchange, const std::shared_ptr
     }
     if (path == "/files" && (method == http::verb::get || method == http::verb::post)) return plan_files(context, exchange, sandbox);
     if (path == "/process.Process/Start" && method == http::verb::post) return Streaming{};
+    if (constexpr std::string_view filesystem = "/filesystem.Filesystem/"; path.starts_with(filesystem))
+        if (auto plan = plan_filesystem(exchange, sandbox, std::string_view(path).substr(filesystem.size()))) return std::move(*plan);
     if (path.starts_with("/process.Process/") || path.starts_with("/filesystem.Filesystem/")) {
         const bool streaming = exchange.request()[http::field::content_type].starts_with("application/connect+");
         const std::string message = "e2beval serve does not offer " + path.substr(1) + " yet (docs/serve.md lists what it serves)";

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string_view>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -16,6 +18,9 @@ boost::asio::awaitable<void> serve_envd(ServerContext& context, Exchange& exchan
 
 // Parts of envd, each in its own file.
 Plan plan_files(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);  // envd_files.cpp
+// filesystem.Filesystem/<method>: the plan of a unary call served (Stat, ListDir, MakeDir, Move, Remove);
+// nullopt for a method not served.
+std::optional<Plan> plan_filesystem(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method);  // envd_filesystem.cpp
 boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);  // envd_process.cpp
 
 }  // namespace e2beval::server

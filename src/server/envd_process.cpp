@@ -87,14 +87,6 @@ std::string end_envelopes(const json::object& event) {
     return connect_envelope({{"event", {{"end", std::move(end)}}}}) + connect_end_of_stream();
 }
 
-std::string connect_code_of_failure(const json::object& failure) {
-    const auto kind = string_of(failure, "kind");
-    if (kind == "not_found") return "not_found";
-    if (kind == "invalid" || kind == "unsupported") return "invalid_argument";
-    if (kind == "timeout") return "unavailable";
-    return "internal";
-}
-
 }  // namespace
 
 boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox) {

@@ -25,6 +25,14 @@ http::status failure_status(const json::object& failure) {
 
 std::string failure_message(const json::object& failure) { return field(failure, "message"); }
 
+std::string connect_code_of_failure(const json::object& failure) {
+    const auto kind = field(failure, "kind");
+    if (kind == "not_found") return "not_found";
+    if (kind == "invalid" || kind == "unsupported") return "invalid_argument";
+    if (kind == "timeout") return "unavailable";
+    return "internal";
+}
+
 Response call_exception_response(std::exception_ptr failure, const std::string& sandbox_id) {
     try {
         std::rethrow_exception(failure);

@@ -14,6 +14,9 @@ namespace e2beval::server {
 // not_found → 404, invalid/unsupported → 400, timeout (the host killed a stalled sandbox) → 502, else 500.
 http::status failure_status(const boost::json::object& failure);
 std::string failure_message(const boost::json::object& failure);
+// The same kinds as Connect codes (envd's Connect routes): not_found, invalid/unsupported → invalid_argument,
+// timeout → unavailable, else internal.
+std::string connect_code_of_failure(const boost::json::object& failure);
 
 // An exception of a session call: a closed session (killed, past its timeout, its sandbox died) is 502 with
 // E2B's proxy wording ("... was not found"), so the SDKs say the sandbox is gone; anything else 500.
