@@ -167,7 +167,7 @@ LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) 
                                                   });
     session_pool_ = std::make_shared<local::SessionPool>(
         local::configured_session_pool_size(settings_->options.ready_sessions),
-        [settings = settings_](const SessionOptions& options) { return local::start_session(*settings, options); });
+        [settings = settings_](const SessionOptions& session_options) { return local::start_session(*settings, session_options); });
 }
 
 const InterpreterInfo& LocalSandbox::python() const noexcept { return settings_->python; }

@@ -35,7 +35,7 @@ std::string pool_key(const SessionOptions& options) {
 }  // namespace
 
 struct SessionPool::State {
-    State(std::size_t per_key, Starter start) : per_key(per_key), start(std::move(start)) {}
+    State(std::size_t sessions_per_key, Starter starter) : per_key(sessions_per_key), start(std::move(starter)) {}
 
     const std::size_t per_key;
     const Starter start;

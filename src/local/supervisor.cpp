@@ -189,7 +189,7 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
             saved == EPERM || saved == ENOSPC || saved == EINVAL ? errc::unsupported : errc::sandbox_setup);
     }
     Spawned spawned{static_cast<pid_t>(pid), UniqueFd(pidfd), std::move(out.read_end), std::move(err.read_end),
-                    std::move(report.parent_end), std::move(cgroup)};
+                    std::move(report.parent_end), std::move(cgroup), CgroupUsage{}};
     // 4. parent: id maps and the v1 cgroup, then let the child go on.
     try {
         write_id_maps(spawned.pid, request.ids);
