@@ -321,21 +321,21 @@ std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
     const auto name = own_cgroup_prefix() + std::to_string(counter++);
     SandboxCgroup cgroup;
     cgroup.version_ = support.version;
-    const auto make = [&](const std::string& parent) {
+    const auto make = [&](const std::string& parent, const std::string& controller) {
         const auto directory = parent + "/" + name;
         if (::mkdir(directory.c_str(), 0755) != 0)
             throw sandbox_error(describe_syscall_failure("mkdir(" + directory + ")", errno));
-        cgroup.directories_.push_back(directory);
+        cgroup.directories_.push_back({directory, controller});
         return directory;
     };
     if (support.version == CgroupSupport::Version::v2) {
-        const auto directory = make(support.v2_parent);
+        const auto directory = make(support.v2_parent, "");
         write_text(directory + "/memory.swap.max", "0");  // absent without swap accounting: fine
         cgroup.directory_fd_ = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (cgroup.directory_fd_ < 0) throw sandbox_error(describe_syscall_failure("open(" + directory + ", O_PATH)", errno));
     } else {
         for (const auto& [controller, parent] : support.v1_parents) {
-            const auto directory = make(parent);
+            const auto directory = make(parent, controller);
             if (controller == "memory") write_text(directory + "/memory.swappiness", "0");
         }
     }
@@ -355,14 +355,13 @@ void set_limit(const std::string& file, std::uint64_t value) {
 void SandboxCgroup::apply_limits(const Limits& limits) {
     const std::uint64_t memory = limits.memory_bytes;
     const std::uint64_t tasks = limits.max_processes + 1;  // + the sandbox's init
-    const auto has = [](const std::string& file) { return ::access(file.c_str(), W_OK) == 0; };
-    for (const auto& directory : directories_) {
+    for (const auto& [directory, controller] : directories_) {
         if (version_ == CgroupSupport::Version::v2) {
             if (memory != memory_limit_) set_limit(directory + "/memory.max", memory);
             if (tasks != task_limit_) set_limit(directory + "/pids.max", tasks);
             continue;
         }
-        if (memory != memory_limit_ && has(directory + "/memory.limit_in_bytes")) {
+        if (memory != memory_limit_ && controller == "memory") {
             // v1 keeps limit_in_bytes <= memsw.limit_in_bytes (memory + swap) at every step: raise the
             // second first, lower the first first. memsw is absent without swap accounting: fine.
             const auto memsw = directory + "/memory.memsw.limit_in_bytes";
@@ -370,7 +369,7 @@ void SandboxCgroup::apply_limits(const Limits& limits) {
             set_limit(directory + "/memory.limit_in_bytes", memory);
             if (memory < memory_limit_) write_text(memsw, std::to_string(memory));
         }
-        if (tasks != task_limit_ && has(directory + "/pids.max")) set_limit(directory + "/pids.max", tasks);
+        if (tasks != task_limit_ && controller == "pids") set_limit(directory + "/pids.max", tasks);
     }
     memory_limit_ = memory;
     task_limit_ = tasks;
@@ -380,9 +379,8 @@ CgroupUsage SandboxCgroup::begin_execution() {
     // v1 resets the peak to the current usage when 0 is written to it. v2's memory.peak resets only for
     // the file descriptor that wrote it (Linux 6.12+), so a reused v2 cgroup reports no peak of its own.
     peak_is_per_execution_ = false;
-    for (const auto& directory : directories_)
-        if (version_ == CgroupSupport::Version::v1 && ::access((directory + "/memory.max_usage_in_bytes").c_str(), W_OK) == 0)
-            peak_is_per_execution_ = write_text(directory + "/memory.max_usage_in_bytes", "0");
+    for (const auto& [directory, controller] : directories_)
+        if (controller == "memory") peak_is_per_execution_ = write_text(directory + "/memory.max_usage_in_bytes", "0");
     return usage();
 }
 
@@ -399,7 +397,7 @@ SandboxCgroup::SandboxCgroup(SandboxCgroup&& other) noexcept
 SandboxCgroup::~SandboxCgroup() { remove(); }
 
 void SandboxCgroup::add_process(pid_t pid) const {
-    for (const auto& directory : directories_)
+    for (const auto& [directory, controller] : directories_)
         if (!write_text(directory + "/cgroup.procs", std::to_string(pid)))
             throw sandbox_error(describe_syscall_failure("write(" + directory + "/cgroup.procs)", errno));
 }
@@ -407,7 +405,7 @@ void SandboxCgroup::add_process(pid_t pid) const {
 CgroupUsage SandboxCgroup::usage() const {
     CgroupUsage usage;
     bool found = false;
-    for (const auto& directory : directories_) {
+    for (const auto& [directory, controller] : directories_) {
         if (version_ == CgroupSupport::Version::v2) {
             const auto peak = read_number(directory + "/memory.peak", found);
             if (found) usage.peak_memory_bytes = peak;
@@ -416,15 +414,15 @@ CgroupUsage SandboxCgroup::usage() const {
             usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
             continue;
         }
-        if (::access((directory + "/memory.max_usage_in_bytes").c_str(), R_OK) == 0) {
+        if (controller == "memory") {
             usage.peak_memory_bytes = read_number(directory + "/memory.max_usage_in_bytes", found);
             usage.oom_kills = read_key(directory + "/memory.oom_control", "oom_kill");
             if (usage.oom_kills == 0 && read_number(directory + "/memory.failcnt", found) > 0 &&
                 read_key(directory + "/memory.oom_control", "under_oom") > 0)
                 usage.oom_kills = 1;
-        } else if (::access((directory + "/pids.events").c_str(), R_OK) == 0) {
+        } else if (controller == "pids") {
             usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
-        } else if (::access((directory + "/cpuacct.usage").c_str(), R_OK) == 0) {
+        } else if (controller == "cpuacct") {
             const auto nanoseconds = read_number(directory + "/cpuacct.usage", found);
             if (found) usage.cpu_time = std::chrono::nanoseconds(nanoseconds);
         }
@@ -443,7 +441,7 @@ CgroupUsage SandboxCgroup::usage_since(const CgroupUsage& start) const {
 
 void SandboxCgroup::remove() noexcept {
     if (directory_fd_ >= 0) ::close(std::exchange(directory_fd_, -1));
-    for (const auto& directory : directories_) {
+    for (const auto& [directory, controller] : directories_) {
         // The pid namespace is gone by now, so this is normally empty; anything left is killed first.
         if (!write_text(directory + "/cgroup.kill", "1")) {
             std::istringstream pids(read_text(directory + "/cgroup.procs"));

@@ -93,7 +93,13 @@ private:
     void remove() noexcept;
 
     CgroupSupport::Version version_ = CgroupSupport::Version::none;
-    std::vector<std::string> directories_;  // v2: one; v1: one per controller
+    // v2: one, controller empty; v1: one per controller ("memory", "pids", "cpuacct"), known from creation so
+    // that an execution's reads and writes go straight to that controller's files.
+    struct Directory {
+        std::string path;
+        std::string controller;
+    };
+    std::vector<Directory> directories_;
     int directory_fd_ = -1;
     // As written, so apply_limits writes only changes; a new cgroup has none ("max").
     std::uint64_t memory_limit_ = UINT64_MAX;
