@@ -20,11 +20,6 @@ from typing import List, Optional, Tuple
 
 from e2beval import daemon_client
 
-# Idle seconds before the daemon ends. Long enough to span the gaps of one `promptfoo eval` (assertions come
-# in bursts of -j at a time; a slow provider can leave seconds between them) and a user's quick re-run; short
-# enough that a forgotten daemon holds its zygotes (~20-40 MB each) briefly. E2BEVAL_DAEMON_IDLE_S changes it.
-IDLE_S = 30.0
-
 # A connection must deliver its request this soon: an assertion sends it right after connecting.
 REQUEST_DEADLINE_S = 30.0
 
@@ -147,7 +142,7 @@ def main(argv: List[str]) -> int:
     until idle, in ``working_directory`` (daemon_client.key_directory(), else /)."""
     path = argv[0]
     os.chdir(argv[1] if len(argv) > 1 else "/")
-    idle_s = float(os.environ.get("E2BEVAL_DAEMON_IDLE_S") or IDLE_S)
+    idle_s = daemon_client.seconds_setting(daemon_client.IDLE_VARIABLE, daemon_client.IDLE_S)
     # Per call: every request carries what they decide (its run id, its results directory).
     for variable in ("E2BEVAL_RUN_ID", "PROMPTFOO_RESULTS_DIR"):
         os.environ.pop(variable, None)

@@ -28,6 +28,13 @@ START_DEADLINE_S = 20.0
 # limits (wall time per run, a few runs per test), so this only catches a daemon that hangs; promptfoo itself
 # has no limit on a Python assertion. E2BEVAL_DAEMON_REPLY_TIMEOUT_S changes it.
 REPLY_DEADLINE_S = 600.0
+REPLY_VARIABLE = "E2BEVAL_DAEMON_REPLY_TIMEOUT_S"
+
+# Idle seconds before the daemon ends. Long enough to span the gaps of one `promptfoo eval` (assertions come
+# in bursts of -j at a time; a slow provider can leave seconds between them) and a user's quick re-run; short
+# enough that a forgotten daemon holds its zygotes (~20-40 MB each) briefly. E2BEVAL_DAEMON_IDLE_S changes it.
+IDLE_S = 30.0
+IDLE_VARIABLE = "E2BEVAL_DAEMON_IDLE_S"
 
 # The environment a grading depends on besides the request: which interpreter and package run it, how the
 # core finds interpreters (PATH, E2BEVAL_PYTHON, E2BEVAL_NODE, pyenv), where temporary files go. Assertions
@@ -53,6 +60,22 @@ def enabled() -> bool:
     return os.environ.get(ENABLE_VARIABLE, "1").strip() != "0"
 
 
+def seconds_setting(name: str, default: float) -> float:
+    """A duration from the environment (E2BEVAL_DAEMON_IDLE_S, E2BEVAL_DAEMON_REPLY_TIMEOUT_S), or `default`
+    when unset; anything but a positive number of seconds is refused with a message that names it."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value < float("inf")):
+        raise ValueError(f"{name} must be a positive number of seconds, got {text!r}: fix or unset it "
+                         f"(default {default:g})")
+    return value
+
+
 def grade(output, context: dict, started: float) -> Optional[dict]:
     """The daemon's GradingResult for one assertion call, or None when this process grades it itself: the
     daemon is off, this process already loaded the compiled core (it has its own warm pool: a script or a
@@ -61,6 +84,9 @@ def grade(output, context: dict, started: float) -> Optional[dict]:
     failed GradingResult that says so (grading again here could run the code twice)."""
     if not enabled() or "e2beval._core" in sys.modules or _depends_on_working_directory(context):
         return None
+    # Refused here, before a daemon starts with them: a daemon cannot tell its caller what was wrong.
+    seconds_setting(IDLE_VARIABLE, IDLE_S)
+    seconds_setting(REPLY_VARIABLE, REPLY_DEADLINE_S)
     from e2beval import promptfoo  # already imported: the caller is promptfoo.get_assert
 
     try:
@@ -93,7 +119,7 @@ def grade(output, context: dict, started: float) -> Optional[dict]:
 
 def call(connection: socket.socket, request: bytes) -> dict:
     """Sends one request, returns the daemon's result; DaemonFailed when it ends or hangs before answering."""
-    patience_s = float(os.environ.get("E2BEVAL_DAEMON_REPLY_TIMEOUT_S") or REPLY_DEADLINE_S)
+    patience_s = seconds_setting(REPLY_VARIABLE, REPLY_DEADLINE_S)
     deadline = time.monotonic() + patience_s
     try:
         connection.settimeout(patience_s)

@@ -81,3 +81,27 @@ def test_a_refused_directory_means_grading_in_the_assertions_process(parent, tmp
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == [True, True]
     assert "not using the daemon" in done.stderr and "not a directory" in done.stderr
+
+
+@pytest.mark.parametrize("variable", ["E2BEVAL_DAEMON_IDLE_S", "E2BEVAL_DAEMON_REPLY_TIMEOUT_S"])
+@pytest.mark.parametrize("bad", ["soon", "0", "-5", "nan", "inf"])
+def test_a_bad_daemon_duration_is_refused_with_its_name(monkeypatch, variable, bad):
+    monkeypatch.setenv(variable, bad)
+    with pytest.raises(ValueError, match=f"{variable} must be a positive number of seconds, got {bad!r}"):
+        daemon_client.seconds_setting(variable, 30.0)
+    monkeypatch.setenv(variable, "2.5")
+    assert daemon_client.seconds_setting(variable, 30.0) == 2.5
+    monkeypatch.delenv(variable)
+    assert daemon_client.seconds_setting(variable, 30.0) == 30.0
+
+
+def test_an_assertion_with_a_bad_daemon_duration_says_what_to_fix(tmp_path):
+    # A fresh process (the fast path needs the compiled core not yet loaded), as promptfoo starts one per call.
+    script = ("import time\nfrom e2beval import daemon_client\n"
+              "daemon_client.grade('x', {'vars': {}, 'config': {}}, time.time())\n")
+    env = dict(os.environ, E2BEVAL_DAEMON_IDLE_S="soon", XDG_RUNTIME_DIR=str(tmp_path))
+    env.pop("E2BEVAL_DAEMON", None)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode != 0
+    assert "E2BEVAL_DAEMON_IDLE_S must be a positive number of seconds, got 'soon'" in done.stderr
+    assert not (tmp_path / "e2beval").exists()  # no daemon was started with it
