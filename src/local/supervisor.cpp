@@ -646,8 +646,8 @@ void Zygote::prepare_standby(UniqueFd standby_pidfd) {
     if (!execution_cgroups_[0]) return;  // no cgroups: nothing to prepare, the pidfd closes
     if (standby_moved_.valid()) standby_moved_.wait();  // one nobody took: its fd must outlive the move
     standby_pidfd_ = std::move(standby_pidfd);
-    standby_moved_ = std::async(std::launch::async, [cgroup = execution_cgroups_[next_cgroup_],
-                                                     pidfd = standby_pidfd_.get()]() -> std::string {
+    std::packaged_task<std::string()> move([cgroup = execution_cgroups_[next_cgroup_],
+                                            pidfd = standby_pidfd_.get()]() -> std::string {
         try {
             cgroup->add_process(pid_of(pidfd));
         } catch (const std::exception& failure) {
@@ -659,6 +659,8 @@ void Zygote::prepare_standby(UniqueFd standby_pidfd) {
             return "the warm pool's next execution's process ended while it was moved into its cgroup";
         return {};
     });
+    standby_moved_ = move.get_future();
+    asio::post(mover_, std::move(move));
 }
 
 std::shared_ptr<SandboxCgroup> Zygote::take_standby_cgroup() {

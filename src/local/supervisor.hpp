@@ -4,6 +4,7 @@
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <array>
 #include <functional>
@@ -96,7 +97,10 @@ private:
     std::array<std::shared_ptr<SandboxCgroup>, 2> execution_cgroups_;
     unsigned next_cgroup_ = 0;
     UniqueFd standby_pidfd_;
-    std::future<std::string> standby_moved_;  // declared after standby_pidfd_: joined before it closes
+    std::future<std::string> standby_moved_;
+    // The one thread that makes the moves (they block, so never on an event loop). Declared last: its
+    // destructor waits for a move in progress before standby_pidfd_ closes.
+    boost::asio::thread_pool mover_{1};
 };
 
 // Starts a zygote from `request` (plan.zygote set) and sends it its settings; it is not ready yet (see
