@@ -169,14 +169,16 @@ def serve():
                 channel.close()
                 os._exit(127)
             pid, standby_socket = standby
-            socket.send_fds(standby_socket, [message], fds)
-            standby_socket.close()
-            for fd in fds[:-1]:
-                os.close(fd)
+            # The program's pidfd reaches the supervisor before the program can run: whatever makes the
+            # supervisor kill it (a denied call in kill mode, a limit) finds it there, not only its zygote.
             pidfd = os.pidfd_open(pid)
             started = warm.e2beval_warm_report_started(channel.fileno(), pidfd)
             os.close(pidfd)
             check(started)
+            socket.send_fds(standby_socket, [message], fds)
+            standby_socket.close()
+            for fd in fds[:-1]:
+                os.close(fd)
             standby = start_standby()  # the next one, while this program runs
             report_standby(warm.e2beval_warm_report_standby, standby, channel.fileno())
             while True:

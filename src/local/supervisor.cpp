@@ -403,6 +403,9 @@ private:
     void kill_for(Outcome reason) {
         if (reaped_ || killed_for_) return;
         killed_for_ = reason;
+        // Warm: the zygote reports the program's pidfd before the program runs, but we may not have read it.
+        if (warm() && !pidfd_.is_open()) drain_reports();
+        if (reaped_) return;
         if (pidfd_.is_open()) {
             ::syscall(SYS_pidfd_send_signal, pidfd_.native_handle(), SIGKILL, nullptr, 0);
         } else if (warm_.kill_zygote) {
