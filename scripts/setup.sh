@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything e2beval needs on Debian 12, from nothing: system packages (apt), a project-local
 # Python virtualenv with e2beval built and installed in it (pip), promptfoo and Node 22 (npm, in
-# tools/promptfoo). Idempotent: a second run only rebuilds what changed.
+# tools/promptfoo), the official E2B JavaScript SDKs (npm, in node_modules). Idempotent: a second run only rebuilds what changed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,5 +64,17 @@ if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp"
   touch "$stamp"
 else
   say "promptfoo: already installed"
+fi
+# ---- 4. the official E2B JavaScript SDKs, pinned -----------------------------------------------------------
+# At the repository's root (package.json): Node resolves `import '@e2b/code-interpreter'` from the importing
+# file's directory upwards, so tests/serve/js and examples/e2b (and promptfoo loading the examples' .js files)
+# all find this one node_modules.
+stamp="$ROOT/node_modules/.e2beval-installed"
+if [ ! -f "$stamp" ] || [ "$ROOT/package-lock.json" -nt "$stamp" ] || [ "$ROOT/package.json" -nt "$stamp" ]; then
+  say "installing the E2B JavaScript SDKs (@e2b/code-interpreter, e2b) into node_modules (versions pinned by package-lock.json)"
+  npm install --no-audit --no-fund --loglevel=error
+  touch "$stamp"
+else
+  say "E2B JavaScript SDKs: already installed"
 fi
 say "ready: $("$ROOT/.venv/bin/e2beval" --version), promptfoo $(PATH="$NODE_BIN:$PATH" PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1 promptfoo --version 2>/dev/null | tail -n1), node $("$NODE_BIN/node" --version)"
