@@ -11,8 +11,8 @@ namespace e2beval::server {
 
 // The envd version the control plane reports. The SDKs turn features on by it, so it is the highest version
 // whose gated features this server really implements (docs/serve.md lists the gates): 0.1.0 is the floor the
-// SDKs accept; 0.1.4 gates recursive directory watching and 0.1.5 metrics, neither of which is served yet.
-inline constexpr const char* kReportedEnvdVersion = "0.1.0";
+// SDKs accept; 0.1.4 gates recursive directory watching (served); 0.1.5 metrics, not served yet.
+inline constexpr const char* kReportedEnvdVersion = "0.1.4";
 
 boost::asio::awaitable<void> serve_control_plane(ServerContext& context, Exchange& exchange);
 
