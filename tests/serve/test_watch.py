@@ -130,3 +130,26 @@ def test_async_watch_dir_streams_events_recursively_and_stops(sandbox):
             await handle.stop()
 
     asyncio.run(scenario())
+
+
+def test_async_watch_dir_ends_at_its_timeout_and_when_its_directory_goes(sandbox):
+    from e2b import TimeoutException
+
+    async def scenario():
+        async_sandbox = await AsyncSandbox.connect(sandbox.sandbox_id)
+        await async_sandbox.files.make_dir("/home/user/brief")
+        await async_sandbox.files.make_dir("/home/user/doomed")
+        timed, gone, events = [], [], []
+        await async_sandbox.files.watch_dir("/home/user/brief", on_event=lambda event: None, on_exit=timed.append,
+                                            timeout=1)
+        await async_sandbox.files.watch_dir("/home/user/doomed", on_event=events.append, on_exit=gone.append)
+        await async_sandbox.files.remove("/home/user/doomed")
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not (timed and gone):
+            assert time.monotonic() < deadline, (timed, gone)
+            await asyncio.sleep(0.1)
+        assert isinstance(timed[0], TimeoutException), timed
+        assert gone == [None]  # a clean end: nothing more can come
+        assert ("", FilesystemEventType.REMOVE) in names_and_types(events)
+
+    asyncio.run(scenario())
