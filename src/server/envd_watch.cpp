@@ -22,6 +22,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::chrono::milliseconds kPollInterval{100};
+constexpr std::chrono::milliseconds kAbandonCheck{10};
 constexpr std::chrono::milliseconds kDefaultKeepalive{50'000};  // the SDKs ask for 50 s (Keepalive-Ping-Interval)
 
 std::string string_of(const json::object& object, std::string_view key) {
@@ -111,7 +112,9 @@ void poll_watcher(const std::shared_ptr<EventPipe>& pipe, const std::shared_ptr<
     pipe->push(pipe_message("start"));
     std::optional<std::string> last;  // the stream's end, once known
     while (!last) {
-        std::this_thread::sleep_for(kPollInterval);
+        // Between polls, the client's going is looked for often, so its watcher goes at once with it.
+        for (auto slept = std::chrono::milliseconds(0); slept < kPollInterval && !pipe->abandoned(); slept += kAbandonCheck)
+            std::this_thread::sleep_for(kAbandonCheck);
         if (pipe->abandoned()) break;
         auto drained = connect_session_call(sandbox, {{"op", "watch_events"}, {"watcher", watcher}});
         if (auto* failure = std::get_if<Response>(&drained)) {
