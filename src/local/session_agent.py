@@ -1947,8 +1947,17 @@ class DirectoryWatcher:
         if kind is None:
             return
         self.push(path, kind)
+        if self.recursive and flags & IN_ISDIR and flags & IN_MOVED_FROM:
+            self.forget(path)  # moved away, or to a new name, whose own create event watches it again
         if self.recursive and flags & IN_ISDIR and flags & (IN_CREATE | IN_MOVED_TO):
             self.add(os.path.join(self.root, path), path, False)
+
+    def forget(self, relative):
+        """Stops watching the directory `relative` and those below it (their events would carry old names)."""
+        for wd, directory in list(self.directories.items()):
+            if directory == relative or directory.startswith(relative + "/"):
+                del self.directories[wd]
+                self.libc.inotify_rm_watch(self.fd, wd)
 
     def drain(self):
         self.on_readable(selectors.EVENT_READ)  # what the kernel holds now is part of this answer

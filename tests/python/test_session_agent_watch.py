@@ -78,6 +78,11 @@ def test_a_recursive_watcher_follows_directories_made_after_it_started(agent):
     (agent.home / "tree" / "new" / "deeper" / "y.txt").unlink()
     events_until(agent, watcher, [("new/deeper/y.txt", "remove")])
     assert seen
+    # A directory renamed inside the tree is watched under its new name only.
+    os.rename(agent.home / "tree" / "new", agent.home / "tree" / "renamed")
+    (agent.home / "tree" / "renamed" / "deeper" / "z.txt").write_text("z")
+    seen = events_until(agent, watcher, [("new", "rename"), ("renamed", "create"), ("renamed/deeper/z.txt", "create")])
+    assert not [e for e in seen if e["name"].startswith("new/")], seen
 
 
 def test_watch_start_refuses_what_it_cannot_watch_and_the_buffer_is_capped(agent):
