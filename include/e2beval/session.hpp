@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +41,20 @@ struct SessionInfo {
     std::chrono::system_clock::time_point end_at;  // when the timeout kills it
     bool alive = false;
     int host_pid = -1;  // the sandbox's init on the host (its pid namespace holds every process of the session)
+};
+
+// What a session uses now (E2B's sandbox metrics), measured from the host: its cgroup (CPU time, memory) and its
+// workspace (the only writable disk). A field the host cannot measure (no cgroup) is nullopt.
+struct SessionUsage {
+    std::chrono::system_clock::time_point measured_at;
+    std::chrono::steady_clock::time_point measured_at_steady;  // for CPU use between two measurements
+    std::optional<std::chrono::nanoseconds> cpu_time;  // of all its processes since it started
+    unsigned cpu_count = 1;                          // the CPUs its processes may run on
+    std::optional<std::uint64_t> memory_used_bytes;    // charged to its cgroup now, tmpfs files included
+    std::optional<std::uint64_t> memory_cache_bytes;   // of which page cache
+    std::uint64_t memory_total_bytes = 0;              // its memory limit (the host's memory without one)
+    std::optional<std::uint64_t> disk_used_bytes;      // of its workspace
+    std::optional<std::uint64_t> disk_total_bytes;
 };
 
 // One event of a request, as the sandbox sent it ({"type": "stdout", "text": ..., ...}).
@@ -96,6 +111,10 @@ public:
                               std::optional<std::chrono::milliseconds> request_timeout = std::nullopt) = 0;
     // From another thread while a call streams: interrupts the running cell or command.
     virtual void interrupt() = 0;
+
+    // What it uses now. Never blocks on the sandbox (it reads the host's view), so it is answered while a
+    // request runs; a closed session throws sandbox_error (errc::session_closed).
+    virtual SessionUsage usage() const = 0;
 
     // Kills the session `timeout` from now (E2B's set_timeout).
     virtual void set_timeout(std::chrono::milliseconds timeout) = 0;

@@ -430,6 +430,20 @@ CgroupUsage SandboxCgroup::usage() const {
     return usage;
 }
 
+CgroupMemoryNow SandboxCgroup::memory_now() const {
+    CgroupMemoryNow memory;
+    bool found = false;
+    for (const auto& [directory, controller] : directories_) {
+        const bool v2 = version_ == CgroupSupport::Version::v2;
+        if (!v2 && controller != "memory") continue;
+        const auto used = read_number(directory + (v2 ? "/memory.current" : "/memory.usage_in_bytes"), found);
+        if (!found) continue;
+        memory.used_bytes = used;
+        memory.cache_bytes = read_key(directory + "/memory.stat", v2 ? "file" : "cache");
+    }
+    return memory;
+}
+
 CgroupUsage SandboxCgroup::usage_since(const CgroupUsage& start) const {
     auto usage = this->usage();
     if (usage.cpu_time && start.cpu_time) usage.cpu_time = *usage.cpu_time - *start.cpu_time;

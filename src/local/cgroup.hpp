@@ -58,6 +58,14 @@ struct CgroupUsage {
 };
 
 // One sandbox's cgroup. RAII: the destructor kills what is left in it and removes it.
+// What a cgroup is charged for memory now (not a peak): v2 memory.current, v1 memory.usage_in_bytes (tmpfs files
+// included), and of that the page cache (memory.stat "file", v1 "cache"). For a session's metrics; nullopt where
+// the cgroup has no memory controller.
+struct CgroupMemoryNow {
+    std::optional<std::uint64_t> used_bytes;
+    std::optional<std::uint64_t> cache_bytes;
+};
+
 class SandboxCgroup {
 public:
     // Nullopt when the host has no usable cgroups; throws sandbox_error when creating one fails.
@@ -83,6 +91,8 @@ public:
     CgroupUsage begin_execution();
 
     CgroupUsage usage() const;
+    // Kept apart from usage(), which an execution's end reads on a hot path.
+    CgroupMemoryNow memory_now() const;
     // Usage since `start` (begin_execution's result; a default CgroupUsage for a cgroup made for one
     // execution): CPU time and the counters as differences; peak memory only where it was reset.
     CgroupUsage usage_since(const CgroupUsage& start) const;

@@ -36,6 +36,7 @@
 #include "local/session_deadline.hpp"
 #include "local/session_keeper.hpp"
 #include "local/session_pool.hpp"
+#include "local/session_usage.hpp"
 #include "local/supervisor.hpp"
 #include "local/warm_protocol.hpp"
 #include "local/warm_steps_library.hpp"
@@ -222,6 +223,12 @@ public:
         } catch (const error&) {
             // the session is gone: nothing is running any more
         }
+    }
+
+    SessionUsage usage() const override {
+        std::lock_guard lock(state_mutex_);  // the sandbox is not killed meanwhile
+        if (closed_) throw sandbox_error("session " + id_ + " is closed: " + closed_reason_, errc::session_closed);
+        return local::measure_session_usage(sandbox_, limits_);
     }
 
     void set_timeout(std::chrono::milliseconds timeout) override {

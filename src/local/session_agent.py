@@ -1104,6 +1104,7 @@ class Agent:
         self.commands = {}  # pid -> Command, until waited for (background) or ended (foreground)
         self.children = {}  # pid -> (Popen, owner) for every child not yet reaped
         self.groups = set()  # every process group started, for the final cleanup
+        self.watchers = {}  # watcher id -> DirectoryWatcher (watch_start .. watch_stop)
         self.isolation = Isolation()
         self.node = os.environ.get("E2BEVAL_NODE") or None
         self.node_version = self.probe_node()
@@ -1814,6 +1815,210 @@ class CommandFollower:
         self.command.kill()
 
 
+
+# ---------------------------------------------------------------------------------------------------------------
+# Directory watchers (watch_start / watch_events / watch_stop): inotify through ctypes on libc, one inotify
+# instance per watcher, read by the agent's selector as events come (so the kernel's queue never overflows while
+# nobody asks) and buffered here until the host drains them. The agent itself runs without seccomp, so it may
+# call inotify_*; its children, whose filter is stricter, never do.
+IN_MODIFY, IN_ATTRIB, IN_MOVED_FROM, IN_MOVED_TO = 0x2, 0x4, 0x40, 0x80
+IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_MOVE_SELF = 0x100, 0x200, 0x400, 0x800
+IN_Q_OVERFLOW, IN_IGNORED, IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x4000, 0x8000, 0x01000000, 0x02000000, 0x40000000
+IN_NONBLOCK, IN_CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
+WATCH_MASK = (IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF
+              | IN_MOVE_SELF | IN_ONLYDIR)
+WATCH_EVENT_CAP = 10000  # buffered per watcher; past it new events are dropped and counted (watch_events says so)
+WATCHERS_PER_SESSION = 64
+STAGING_PREFIX = ".e2beval-write-"  # files_write's staging files: an implementation detail, never reported
+
+
+class DirectoryWatcher:
+    """One watched directory (and, recursive, every directory below it, also those made later). Events carry
+    the name relative to the watched directory and one of E2B's types: create (IN_CREATE, IN_MOVED_TO), write
+    (IN_MODIFY), remove (IN_DELETE, IN_DELETE_SELF), rename (IN_MOVED_FROM, IN_MOVE_SELF), chmod (IN_ATTRIB)."""
+
+    libc = None
+
+    def __init__(self, agent, watcher_id, root, recursive):
+        if DirectoryWatcher.libc is None:
+            DirectoryWatcher.libc = ctypes.CDLL(None, use_errno=True)
+        self.agent, self.id, self.root, self.recursive = agent, watcher_id, root, recursive
+        self.events = []
+        self.dropped = 0
+        self.ended = False  # the watched directory itself was removed or moved away
+        self.directories = {}  # watch descriptor -> directory relative to root ("" for root)
+        self.staged_cookies = set()  # renames of files_write's staging files, whose target is a write
+        self.fd = self.libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+        if self.fd < 0:
+            code = ctypes.get_errno()
+            raise Failure("io", "watch_start %s: inotify_init1 failed: %s (%s); stop a watcher you no longer need"
+                          % (root, os.strerror(code), errno.errorcode.get(code, code)))
+        try:
+            self.add(root, "", True)
+        except BaseException:
+            os.close(self.fd)
+            raise
+        agent.selector.register(self.fd, selectors.EVENT_READ, self.on_readable)
+
+    def add(self, directory, relative, required):
+        """Watches `directory` and, recursive, the directories below it. Entries found in a directory made after
+        the watch started are reported as created: they may have been made before its watch was in place."""
+        flags = WATCH_MASK if relative == "" else WATCH_MASK | IN_DONT_FOLLOW  # the root may be a link (/home/user)
+        wd = self.libc.inotify_add_watch(self.fd, os.fsencode(directory), flags)
+        if wd < 0:
+            code = ctypes.get_errno()
+            if required:
+                error = OSError(code, os.strerror(code))
+                if code == errno.ENOSPC:
+                    raise Failure("io", "watch_start %s: the host's limit of inotify watches is reached "
+                                  "(fs.inotify.max_user_watches); watch fewer directories" % directory)
+                raise self.agent.os_failure("watch_start", directory, error)
+            return  # gone meanwhile, or over the limit: the rest of the tree is still watched
+        self.directories[wd] = relative
+        if not self.recursive:
+            return
+        try:
+            with os.scandir(directory) as found:
+                entries = sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in found)
+        except OSError:
+            return
+        for name, is_dir in entries:
+            if name.startswith(STAGING_PREFIX):
+                continue
+            child = os.path.join(relative, name) if relative else name
+            if not required:
+                self.push(child, "create")
+            if is_dir:
+                self.add(os.path.join(directory, name), child, False)
+
+    def push(self, name, kind):
+        if len(self.events) >= WATCH_EVENT_CAP:
+            self.dropped += 1
+            return
+        self.events.append({"name": name, "type": kind})
+
+    def on_readable(self, mask):
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                return
+            if not data:
+                return
+            offset = 0
+            while offset + 16 <= len(data):
+                wd, flags, cookie, length = struct_unpack_event(data, offset)
+                raw = data[offset + 16:offset + 16 + length].split(b"\0", 1)[0]
+                offset += 16 + length
+                self.on_event(wd, flags, cookie, os.fsdecode(raw))
+
+    def on_event(self, wd, flags, cookie, name):
+        if flags & IN_Q_OVERFLOW:
+            self.dropped += 1  # the kernel's queue overflowed: some events are lost
+            return
+        relative = self.directories.get(wd)
+        if relative is None:
+            return
+        if flags & IN_IGNORED:
+            del self.directories[wd]
+            if relative == "":
+                self.ended = True
+            return
+        if flags & (IN_DELETE_SELF | IN_MOVE_SELF):
+            if relative == "":  # the watched directory itself; a subdirectory's own event came from its parent
+                self.push("", "remove" if flags & IN_DELETE_SELF else "rename")
+                self.ended = True
+            return
+        if name.startswith(STAGING_PREFIX):
+            if flags & IN_MOVED_FROM:
+                self.staged_cookies.add(cookie)
+            return
+        path = os.path.join(relative, name) if relative else name
+        if flags & IN_MOVED_TO and cookie in self.staged_cookies:
+            self.staged_cookies.discard(cookie)  # files_write renames its staging file over the target
+            self.push(path, "create")
+            self.push(path, "write")
+            return
+        kind = ("create" if flags & (IN_CREATE | IN_MOVED_TO) else "write" if flags & IN_MODIFY
+                else "remove" if flags & IN_DELETE else "rename" if flags & IN_MOVED_FROM
+                else "chmod" if flags & IN_ATTRIB else None)
+        if kind is None:
+            return
+        self.push(path, kind)
+        if self.recursive and flags & IN_ISDIR and flags & IN_MOVED_FROM:
+            self.forget(path)  # moved away, or to a new name, whose own create event watches it again
+        if self.recursive and flags & IN_ISDIR and flags & (IN_CREATE | IN_MOVED_TO):
+            self.add(os.path.join(self.root, path), path, False)
+
+    def forget(self, relative):
+        """Stops watching the directory `relative` and those below it (their events would carry old names)."""
+        for wd, directory in list(self.directories.items()):
+            if directory == relative or directory.startswith(relative + "/"):
+                del self.directories[wd]
+                self.libc.inotify_rm_watch(self.fd, wd)
+
+    def drain(self):
+        self.on_readable(selectors.EVENT_READ)  # what the kernel holds now is part of this answer
+        events, dropped = self.events, self.dropped
+        self.events, self.dropped = [], 0
+        return events, dropped
+
+    def close(self):
+        try:
+            self.agent.selector.unregister(self.fd)
+        except (KeyError, ValueError):
+            pass
+        os.close(self.fd)
+
+
+def struct_unpack_event(data, offset):
+    """struct inotify_event's header: int wd; uint32_t mask, cookie, len."""
+    return (int.from_bytes(data[offset:offset + 4], sys.byteorder, signed=True),
+            int.from_bytes(data[offset + 4:offset + 8], sys.byteorder),
+            int.from_bytes(data[offset + 8:offset + 12], sys.byteorder),
+            int.from_bytes(data[offset + 12:offset + 16], sys.byteorder))
+
+
+def watcher_of(agent, request):
+    watcher_id = agent.field(request, "watcher", str, "a watcher id", required=True)
+    watcher = agent.watchers.get(watcher_id)
+    if watcher is None:
+        raise Failure("not_found", "watcher %s not found: it was stopped, or never started (watch_start)" % watcher_id)
+    return watcher
+
+
+def op_watch_start(agent, request_id, request):
+    path = agent.path_field(request)
+    recursive = agent.field(request, "recursive", bool, "true or false", default=False)
+    try:
+        if not os.path.isdir(path):
+            os.stat(path)  # missing → ENOENT → not_found
+            raise Failure("invalid", "watch_start %s: not a directory; watch the directory that holds it" % path)
+    except OSError as exc:
+        raise agent.os_failure("watch_start", path, exc)
+    if len(agent.watchers) >= WATCHERS_PER_SESSION:
+        raise Failure("invalid", "watch_start %s: a session has at most %d watchers; stop one (watch_stop)"
+                      % (path, WATCHERS_PER_SESSION))
+    watcher_id = secrets.token_hex(8)
+    agent.watchers[watcher_id] = DirectoryWatcher(agent, watcher_id, path, recursive)
+    agent.reply(request_id, watcher=watcher_id)
+
+
+def op_watch_events(agent, request_id, request):
+    watcher = watcher_of(agent, request)
+    events, dropped = watcher.drain()
+    agent.reply(request_id, events=events, dropped=dropped, ended=watcher.ended)
+
+
+def op_watch_stop(agent, request_id, request):
+    watcher = watcher_of(agent, request)
+    del agent.watchers[watcher.id]
+    watcher.close()
+    agent.reply(request_id)
+
+
 OPS = {
     "run_code": Agent.op_run_code,
     "create_context": Agent.op_create_context,
@@ -1836,9 +2041,13 @@ OPS = {
     "files_make_dir": Agent.op_files_make_dir,
     "files_rename": Agent.op_files_rename,
     "ping": Agent.op_ping,
+    "watch_start": op_watch_start,
+    "watch_events": op_watch_events,
+    "watch_stop": op_watch_stop,
 }
 # Served at once even while another request streams (they never stream themselves).
-IMMEDIATE_OPS = ("command_send_stdin", "command_close_stdin", "command_kill", "command_list", "ping")
+IMMEDIATE_OPS = ("command_send_stdin", "command_close_stdin", "command_kill", "command_list", "ping", "watch_start",
+                 "watch_events", "watch_stop")
 
 
 def main():

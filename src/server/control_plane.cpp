@@ -14,6 +14,7 @@
 #include "server/access_token.hpp"
 #include "server/plan.hpp"
 #include "server/request_json.hpp"
+#include "server/sandbox_metrics.hpp"
 
 namespace e2beval::server {
 
@@ -345,7 +346,12 @@ Plan plan_control_plane(ServerContext& context, Exchange& exchange) {
             response.content_type.clear();
             return response;
         }
-        if (segments.size() == 3 && (segments[2] == "pause" || segments[2] == "resume" || segments[2] == "metrics" ||
+        if (segments.size() == 3 && segments[2] == "metrics" && method == http::verb::get) {
+            auto sandbox = context.sandboxes.find(id);
+            if (!sandbox) return not_found(id);
+            return std::function<Response()>([sandbox] { return sandbox_metrics(*sandbox); });
+        }
+        if (segments.size() == 3 && (segments[2] == "pause" || segments[2] == "resume" ||
                                      segments[2] == "logs" || segments[2] == "snapshots" || segments[2] == "fork")) {
             return error_response(
                 http::status::not_implemented, "e2beval serve does not offer sandbox " + segments[2] + " (docs/serve.md lists what it serves)");

@@ -18,8 +18,11 @@ Plan plan_envd(ServerContext& context, Exchange& exchange, const std::shared_ptr
     }
     if (path == "/files" && (method == http::verb::get || method == http::verb::post)) return plan_files(context, exchange, sandbox);
     if (path == "/process.Process/Start" && method == http::verb::post) return Streaming{};
-    if (constexpr std::string_view filesystem = "/filesystem.Filesystem/"; path.starts_with(filesystem))
+    if (path == "/filesystem.Filesystem/WatchDir" && method == http::verb::post) return Streaming{};
+    if (constexpr std::string_view filesystem = "/filesystem.Filesystem/"; path.starts_with(filesystem)) {
         if (auto plan = plan_filesystem(exchange, sandbox, std::string_view(path).substr(filesystem.size()))) return std::move(*plan);
+        if (auto plan = plan_watcher_call(exchange, sandbox, std::string_view(path).substr(filesystem.size()))) return std::move(*plan);
+    }
     if (path.starts_with("/process.Process/") || path.starts_with("/filesystem.Filesystem/")) {
         const bool streaming = exchange.request()[http::field::content_type].starts_with("application/connect+");
         const std::string message = "e2beval serve does not offer " + path.substr(1) + " yet (docs/serve.md lists what it serves)";
@@ -35,8 +38,9 @@ Plan plan_envd(ServerContext& context, Exchange& exchange, const std::shared_ptr
 
 boost::asio::awaitable<void> serve_envd(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox) {
     auto plan = plan_envd(context, exchange, sandbox);
-    if (std::holds_alternative<Streaming>(plan)) co_await serve_process_start(context, exchange, sandbox);
-    else co_await carry_out(context, exchange, std::move(plan));
+    if (!std::holds_alternative<Streaming>(plan)) co_await carry_out(context, exchange, std::move(plan));
+    else if (exchange.request().target().starts_with("/filesystem.Filesystem/WatchDir")) co_await serve_watch_dir(context, exchange, sandbox);
+    else co_await serve_process_start(context, exchange, sandbox);
 }
 
 }  // namespace e2beval::server

@@ -5,6 +5,9 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <variant>
+
+#include <boost/json/object.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -21,6 +24,13 @@ Plan plan_files(ServerContext& context, Exchange& exchange, std::shared_ptr<Serv
 // filesystem.Filesystem/<method>: the plan of a unary call served (Stat, ListDir, MakeDir, Move, Remove);
 // nullopt for a method not served.
 std::optional<Plan> plan_filesystem(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method);  // envd_filesystem.cpp
+// filesystem.Filesystem/{CreateWatcher,GetWatcherEvents,RemoveWatcher}: likewise; nullopt for another method.
+std::optional<Plan> plan_watcher_call(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method);  // envd_watch.cpp
+// filesystem.Filesystem/WatchDir, a server stream.
+boost::asio::awaitable<void> serve_watch_dir(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);  // envd_watch.cpp
+// One session request of a unary Connect call: its reply, or the Connect error to answer instead (a failure
+// event by its kind, a sandbox gone mid-call as "unavailable").
+std::variant<boost::json::object, Response> connect_session_call(const std::shared_ptr<ServedSandbox>& sandbox, boost::json::object request);  // envd_filesystem.cpp
 boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);  // envd_process.cpp
 
 }  // namespace e2beval::server

@@ -5,7 +5,7 @@
 //
 // Errors are Connect codes the SDKs turn into their exceptions: not_found → FileNotFoundException (and False
 // for exists), already_exists on MakeDir → False (the directory was there), invalid_argument →
-// InvalidArgumentException. WatchDir and the watcher calls are not served (envd.cpp answers unimplemented).
+// InvalidArgumentException. WatchDir and the watcher calls are in envd_watch.cpp.
 #include <boost/json.hpp>
 
 #include "server/connect_protocol.hpp"
@@ -47,8 +47,9 @@ json::object entry_of_reply(const json::object& reply) {
     return entry && entry->is_object() ? entry_info(entry->as_object()) : json::object{};
 }
 
-// One session request; its reply, or the Connect error to answer instead.
-std::variant<json::object, Response> session_call(const std::shared_ptr<ServedSandbox>& sandbox, json::object request) {
+}  // namespace
+
+std::variant<json::object, Response> connect_session_call(const std::shared_ptr<ServedSandbox>& sandbox, json::object request) {
     try {
         auto final_event = sandbox->call(nullptr, std::move(request), {});
         if (string_of(final_event, "type") == "failure")
@@ -66,6 +67,8 @@ std::variant<json::object, Response> session_call(const std::shared_ptr<ServedSa
     }
 }
 
+namespace {
+
 // Each call: the request message to an answer, on a call thread (session calls block).
 using Call = Response (*)(const std::shared_ptr<ServedSandbox>&, const json::object&);
 
@@ -75,7 +78,7 @@ Response answer(std::variant<json::object, Response> reply, json::object (*to_me
 }
 
 Response stat(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    return answer(session_call(sandbox, {{"op", "files_info"}, {"path", string_of(message, "path")}}),
+    return answer(connect_session_call(sandbox, {{"op", "files_info"}, {"path", string_of(message, "path")}}),
                   [](const json::object& reply) { return json::object{{"entry", entry_of_reply(reply)}}; });
 }
 
@@ -88,7 +91,7 @@ Response list_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
         else if (!field->is_null()) return connect_error("invalid_argument", "ListDirRequest.depth must be a whole number");
     }
     json::object request{{"op", "files_list"}, {"path", string_of(message, "path")}, {"depth", std::max<std::int64_t>(depth, 1)}};
-    return answer(session_call(sandbox, std::move(request)), [](const json::object& reply) {
+    return answer(connect_session_call(sandbox, std::move(request)), [](const json::object& reply) {
         json::array entries;
         if (const auto* listed = reply.if_contains("entries"); listed && listed->is_array())
             for (const auto& entry : listed->as_array())
@@ -99,7 +102,7 @@ Response list_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
 
 Response make_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
     const auto path = string_of(message, "path");
-    auto made = session_call(sandbox, {{"op", "files_make_dir"}, {"path", path}});
+    auto made = connect_session_call(sandbox, {{"op", "files_make_dir"}, {"path", path}});
     if (auto* failure = std::get_if<Response>(&made)) return std::move(*failure);
     const auto* created = std::get<json::object>(made).if_contains("created");
     // envd answers already_exists for a directory that was there; the SDK's make_dir returns False on it.
@@ -110,12 +113,12 @@ Response make_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
 
 Response move(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
     json::object request{{"op", "files_rename"}, {"old_path", string_of(message, "source")}, {"new_path", string_of(message, "destination")}};
-    return answer(session_call(sandbox, std::move(request)),
+    return answer(connect_session_call(sandbox, std::move(request)),
                   [](const json::object& reply) { return json::object{{"entry", entry_of_reply(reply)}}; });
 }
 
 Response remove(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    return answer(session_call(sandbox, {{"op", "files_remove"}, {"path", string_of(message, "path")}}),
+    return answer(connect_session_call(sandbox, {{"op", "files_remove"}, {"path", string_of(message, "path")}}),
                   [](const json::object&) { return json::object{}; });
 }
 

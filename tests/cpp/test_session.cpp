@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
 #include <thread>
 
@@ -96,6 +97,43 @@ TEST_CASE("a session runs commands and round-trips files, confined to its own fi
     CHECK(session->read_file("../../etc/passwd").find("sandbox user") != std::string::npos);
     CHECK_THROWS_AS(session->read_file("/root/.bashrc"), input_error);
     session->kill();
+}
+
+TEST_CASE("a session's usage shows the memory its code holds and its workspace's files, measured while a cell runs") {
+    constexpr std::uint64_t kMiB = 1 << 20;
+    auto session = testing::test_sandbox().create_session(quick_options());
+    const auto before = session->usage();
+    CHECK(before.cpu_count >= 1);
+    CHECK(before.memory_total_bytes == default_session_limits().memory_bytes);
+    REQUIRE(before.memory_used_bytes);
+    REQUIRE(before.disk_total_bytes);
+    CHECK(*before.disk_total_bytes == default_session_limits().workspace_bytes);
+    REQUIRE(before.disk_used_bytes);
+    REQUIRE(before.cpu_time);
+
+    session->write_file("/home/user/big.bin", std::string(32 * kMiB, 'x'));
+    // The cell holds 128 MiB and runs until interrupted: usage() must be answered meanwhile (it reads the host's
+    // view; it does not queue behind the running request).
+    auto cell = std::async(std::launch::async, [&] {
+        return session->run_code("import time\nheld = bytearray(128 << 20)\nfor i in range(0, len(held), 4096): held[i] = 1\n"
+                                 "while True: time.sleep(0.02)");
+    });
+    SessionUsage during;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a bound, not a timing
+    do {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        during = session->usage();
+    } while (*during.memory_used_bytes < *before.memory_used_bytes + 128 * kMiB && std::chrono::steady_clock::now() < deadline);
+    CHECK(*during.memory_used_bytes >= *before.memory_used_bytes + 128 * kMiB);
+    CHECK(*during.disk_used_bytes >= *before.disk_used_bytes + 32 * kMiB);
+    CHECK(*during.cpu_time > *before.cpu_time);
+    CHECK(cell.wait_for(std::chrono::seconds(0)) == std::future_status::timeout);  // the cell was still running
+    session->interrupt();
+    const auto ended = cell.get();
+    REQUIRE(ended.error);
+    CHECK(ended.error->name == "KeyboardInterrupt");
+    session->kill();
+    CHECK_THROWS_AS(session->usage(), sandbox_error);
 }
 
 TEST_CASE("a session past its timeout is gone with all its processes, and says why") {
