@@ -21,6 +21,9 @@ Plan plan_files(ServerContext& context, Exchange& exchange, std::shared_ptr<Serv
 // filesystem.Filesystem/<method>: the plan of a unary call served (Stat, ListDir, MakeDir, Move, Remove);
 // nullopt for a method not served.
 std::optional<Plan> plan_filesystem(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method);  // envd_filesystem.cpp
-boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);  // envd_process.cpp
+// process.Process's streams (envd_process.cpp): Start, and Connect to a running process.
+boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);
+boost::asio::awaitable<void> serve_process_connect(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);
+// process.Process's unary calls (List, SendInput, SendSignal, CloseStdin) are in envd_process_calls.hpp.
 
 }  // namespace e2beval::server
