@@ -117,9 +117,11 @@ def test_several_followers_get_live_output_and_each_gets_end(agent):
     assert agent.next_event() == {**agent_event_like(first, "stdout"), "text": "buffered\n"}
     second = agent.send("command_wait", pid=pid)
     agent.call("command_list")  # served while both follow; the second is attached by then (requests in order)
+    # (the reply comes before the output: the agent answers as it writes, and reads cat's output later)
     agent.call("command_send_stdin", pid=pid, data_base64=base64.b64encode(b"live\n").decode())
-    agent.call("command_close_stdin", pid=pid)
-    events = gather(agent, [first, second])
+    closing = agent.send("command_close_stdin", pid=pid)  # its reply may come after the followers' output
+    events = gather(agent, [first, second, closing])
+    assert events[closing] == [{"id": closing, "type": "reply"}]
     assert text_of(events[first]) == "live\n"
     assert text_of(events[second]) == "live\n"  # from when it attached: not what the first one got before
     assert events[first][-1]["type"] == events[second][-1]["type"] == "end"
@@ -164,10 +166,13 @@ def test_list_shows_what_e2b_lists_and_a_tag_selects_the_command(agent):
                           "background": True}]
     duplicate = agent.call("run_command", cmd="true", tag="server", background=True)[-1]
     assert duplicate["type"] == "failure" and duplicate["kind"] == "invalid"
-    assert agent.call("command_kill", tag="server")[-1]["killed"] is True
-    events = agent.call("command_wait", tag="server")
-    assert text_of(events) == "hi\n"
-    assert events[-1]["error"] == "signal: killed"
+    waiting = agent.send("command_wait", tag="server")
+    output = agent.next_event()
+    assert (output["id"], output["text"]) == (waiting, "hi\n")  # it runs: now it is killed, by its tag
+    kill = agent.send("command_kill", tag="server")
+    events = gather(agent, [waiting, kill])
+    assert events[kill][-1]["killed"] is True
+    assert events[waiting][-1]["error"] == "signal: killed"
 
 
 def test_a_detached_follower_leaves_the_command_running_for_the_next(agent):
