@@ -2,11 +2,44 @@
 #include "e2beval/session.hpp"
 
 #include <boost/json.hpp>
+#include <utility>
 
 #include "e2beval/core/error.hpp"
 #include "core/base64.hpp"
 
 namespace e2beval {
+
+void CallInterrupt::interrupt(Mode mode) {
+    std::function<void(Mode)> action;
+    {
+        std::lock_guard lock(mutex_);
+        if (finished_) return;  // its call returned: nothing left to interrupt
+        if (!action_) {
+            requested_ = mode;  // the call has not started yet: it is interrupted once it is sent
+            return;
+        }
+        action = action_;
+    }
+    action(mode);
+}
+
+void CallInterrupt::bind(std::function<void(Mode)> action) {
+    std::optional<Mode> early;
+    {
+        std::lock_guard lock(mutex_);
+        action_ = action;
+        finished_ = false;
+        early = std::exchange(requested_, std::nullopt);
+    }
+    if (early) action(*early);
+}
+
+void CallInterrupt::unbind() {
+    std::lock_guard lock(mutex_);
+    action_ = nullptr;
+    requested_.reset();
+    finished_ = true;
+}
 
 namespace json = boost::json;
 

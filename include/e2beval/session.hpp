@@ -57,6 +57,31 @@ struct SessionUsage {
     std::optional<std::uint64_t> disk_total_bytes;
 };
 
+// Lets another thread interrupt one session call, and only that one: pass it to Session::call, then call
+// interrupt() from any thread — before the call starts (it is interrupted as soon as it is sent), while it runs,
+// or after it returned (nothing happens). One CallInterrupt serves one call at a time (bind() makes it
+// serve the next).
+class CallInterrupt {
+public:
+    enum class Mode {
+        stop,    // the cell gets SIGINT (then a restart if it ignores it); a followed command is killed
+        detach,  // a followed command keeps running and the call ends ({"type":"reply","detached":true});
+                 // a cell takes it as stop
+    };
+    void interrupt(Mode mode = Mode::stop);
+
+    // For Session implementations: while bound, interrupt() runs `action`; bind() runs it at once when an
+    // interrupt came first. unbind() before the call returns (afterwards interrupt() does nothing).
+    void bind(std::function<void(Mode)> action);
+    void unbind();
+
+private:
+    std::mutex mutex_;
+    std::function<void(Mode)> action_;
+    std::optional<Mode> requested_;
+    bool finished_ = false;
+};
+
 // One event of a request, as the sandbox sent it ({"type": "stdout", "text": ..., ...}).
 using SessionEvent = boost::json::object;
 using SessionEventHandler = std::function<void(const SessionEvent&)>;
@@ -107,9 +132,14 @@ public:
     // whatever the sandbox does: past it, a sandbox that does not show it is alive has stalled, the session
     // is killed and the call returns a "failure" event of kind "timeout". What a call may send the host is
     // capped (docs/sessions.md); what is past a cap is dropped and a "stderr" event says so.
+    //
+    // Calls may come from many threads at once: each gets its own events, deadline and caps (docs/sessions.md,
+    // "Concurrent calls"). `interrupt`, when given, lets another thread interrupt this call only.
     virtual SessionEvent call(boost::json::object request, const SessionEventHandler& on_event = {},
-                              std::optional<std::chrono::milliseconds> request_timeout = std::nullopt) = 0;
-    // From another thread while a call streams: interrupts the running cell or command.
+                              std::optional<std::chrono::milliseconds> request_timeout = std::nullopt,
+                              CallInterrupt* interrupt = nullptr) = 0;
+    // From another thread: interrupts every call running on this session at this moment (mode stop) — the
+    // single-caller form (the Python module's Session.interrupt); with several callers, use a CallInterrupt.
     virtual void interrupt() = 0;
 
     // What it uses now. Never blocks on the sandbox (it reads the host's view), so it is answered while a

@@ -13,6 +13,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <utility>
 #include <boost/json.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -150,79 +153,106 @@ public:
         return !closed_;
     }
 
+    // Calls from many threads share the agent's one pipe by leader/follower: whichever waiting call finds
+    // nobody reading becomes the reader, reads one line, hands it to the call it belongs to (by its id) and
+    // steps down; the others wait on a condition variable until a line of theirs arrives or their own
+    // deadline passes. Why not a reader thread per session: an idle session (most of a pool's, and a
+    // notebook's between cells) would cost a thread; here only calls in progress have threads, and they are
+    // the callers'. Each call parses its own lines on its own thread, with its own caps and deadline.
     SessionEvent call(json::object request, const SessionEventHandler& on_event,
-                      std::optional<std::chrono::milliseconds> request_timeout) override {
+                      std::optional<std::chrono::milliseconds> request_timeout, CallInterrupt* interrupt) override {
         if (!request.contains("op") || !request.at("op").is_string())
             throw input_error("a session request needs an \"op\" (see docs/session-protocol.md)");
-        std::lock_guard call_lock(call_mutex_);
         check_open();
         const std::int64_t id = ++next_request_id_;
         request["id"] = id;
-        current_request_ = id;
-        struct Clear {
-            std::atomic<std::int64_t>& current;
-            ~Clear() { current = 0; }
-        } clear{current_request_};
         const bool streams = local::streams_events(request);
         const auto caps = local::call_caps(request, limits_);
         local::CallIntake intake(caps);
         local::CallDeadline deadline(local::operation_budget(request, request_timeout));
-        std::optional<std::int64_t> probe;
+        PendingCall mine{id, caps.line_bytes, std::nullopt, {}};
+        std::unique_lock lock(dispatch_mutex_);
+        pending_.emplace(id, &mine);
+        struct Unregister {
+            LocalSession& session;
+            PendingCall& call;
+            CallInterrupt* interrupt;
+            std::unique_lock<std::mutex>& lock;
+            ~Unregister() {
+                if (interrupt) interrupt->unbind();  // before the call goes: no interrupt reaches a later request
+                if (!lock.owns_lock()) lock.lock();
+                session.pending_.erase(call.id);
+                if (call.probe) session.pending_.erase(*call.probe);
+                session.dispatch_.notify_all();  // a reader may be needed
+            }
+        } unregister{*this, mine, interrupt, lock};
+        lock.unlock();
         send(json::serialize(request) + "\n");
+        if (interrupt)
+            interrupt->bind([this, id](CallInterrupt::Mode mode) { send_interrupt(id, mode); });
+        lock.lock();
         for (;;) {
-            auto line = next_line(deadline.next(), caps.line_bytes);
-            if (line.kind == AgentLine::Kind::closed) throw closed_error();
-            if (line.kind == AgentLine::Kind::deadline) {
-                // The agent did not answer in time: ask whether it is alive at all (answered even while a
-                // request streams); if it does not say so, or takes past the grace, it has stalled.
-                if (deadline.start_probe()) {
-                    probe = ++next_request_id_;
-                    send(json::serialize(json::object{{"id", *probe}, {"op", "ping"}}) + "\n");
-                    continue;
-                }
-                return stalled(id, deadline);
-            }
-            if (line.kind == AgentLine::Kind::too_long) {
-                intake.dropped_long_line(line.bytes);
-                if (!streams) return failure(id, "too_large", "the sandbox's answer was longer than the " +
-                                                                 std::to_string(caps.line_bytes >> 20) +
-                                                                 " MiB the host accepts for it (docs/sessions.md)");
+            if (!mine.inbox.empty()) {
+                auto line = std::move(mine.inbox.front());
+                mine.inbox.pop_front();
+                lock.unlock();
+                auto outcome = take_line(mine, std::move(line), streams, caps, intake, deadline, on_event);
+                lock.lock();
+                if (outcome) return std::move(*outcome);
                 continue;
             }
-            auto event = local::parse_agent_event(line.text, caps.json_depth);
-            if (!event) {
-                intake.dropped_malformed_line(line.text.size());
-                if (!streams)
-                    return failure(id, "protocol", "the sandbox's agent answered with a line that is not a JSON object: " +
-                                                       line.text.substr(0, 200));
+            if (stream_closed_ || closed_flag_) {
+                lock.unlock();
+                throw closed_error();
+            }
+            if (std::chrono::steady_clock::now() >= deadline.next()) {
+                lock.unlock();
+                if (!deadline.start_probe()) return stalled(id, deadline);
+                // The agent did not answer in time: ask whether it is alive at all (answered even while
+                // requests stream); if it does not say so, or takes past the grace, it has stalled.
+                const std::int64_t probe = ++next_request_id_;
+                lock.lock();
+                mine.probe = probe;
+                pending_.emplace(probe, &mine);
+                lock.unlock();
+                send(json::serialize(json::object{{"id", probe}, {"op", "ping"}}) + "\n");
+                lock.lock();
                 continue;
             }
-            const auto* event_id = event->if_contains("id");
-            if (!event_id || !event_id->is_int64()) continue;
-            if (probe && event_id->as_int64() == *probe) {
-                deadline.agent_alive();
+            if (reader_active_) {
+                // (A wait of at most a minute at a time: an unbounded call has time_point::max() as its deadline.)
+                dispatch_.wait_until(lock, std::min(deadline.next(), std::chrono::steady_clock::now() + std::chrono::minutes(1)));
                 continue;
             }
-            if (event_id->as_int64() != id) continue;
-            const auto* type_field = event->if_contains("type");
-            const std::string_view type = type_field && type_field->is_string() ? std::string_view(type_field->as_string()) : "";
-            const bool final = type == "end_of_execution" || type == "end" || type == "reply" || type == "failure";
-            if (final) {
-                if (intake.dropped_anything() && on_event) on_event(intake.marker_event(id));
-                return std::move(*event);
+            // Nobody reads: this call does, for one line (or until its own deadline).
+            reader_active_ = true;
+            std::size_t line_cap = 0;
+            for (const auto& [pending_id, call] : pending_) line_cap = std::max(line_cap, call->line_bytes);
+            lock.unlock();
+            AgentLine line{AgentLine::Kind::closed, {}};
+            try {
+                line = next_line(deadline.next(), line_cap);
+            } catch (...) {
+                lock.lock();
+                reader_active_ = false;
+                dispatch_.notify_all();
+                throw;
             }
-            if (intake.accept(type, line.text.size()) && on_event) on_event(*event);
+            lock.lock();
+            reader_active_ = false;
+            route(std::move(line));
+            dispatch_.notify_all();
         }
     }
 
     void interrupt() override {
-        const std::int64_t id = current_request_;
-        if (id == 0) return;
-        try {
-            send(json::serialize(json::object{{"id", id}, {"op", "interrupt"}}) + "\n");
-        } catch (const error&) {
-            // the session is gone: nothing is running any more
+        std::vector<std::int64_t> running;
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            for (const auto& [id, call] : pending_)
+                if (call->id == id) running.push_back(id);  // not the liveness probes
         }
+        for (const auto id : running) send_interrupt(id, CallInterrupt::Mode::stop);
     }
 
     SessionUsage usage() const override {
@@ -282,17 +312,125 @@ public:
     }
 
 private:
+    // What next_line() found.
+    struct AgentLine {
+        enum class Kind { line, too_long, closed, deadline };
+        Kind kind;
+        std::string text;       // Kind::line: the line, without its newline
+        std::size_t bytes = 0;  // Kind::too_long: how many bytes were discarded
+        std::optional<std::int64_t> id = std::nullopt;  // Kind::too_long: whose line it was, from its first bytes
+    };
+
+    // One call in progress: the lines the reader handed to it, in order.
+    struct PendingCall {
+        std::int64_t id;
+        std::size_t line_bytes;  // its cap for one line
+        std::optional<std::int64_t> probe;  // the id of its liveness probe, once sent
+        std::deque<AgentLine> inbox;
+    };
+
+    // Hands a line to the call it belongs to (the agent puts the id first on every line it writes; a line
+    // too long to keep was recognised by its first bytes). A line nobody claims — no id, or a request that is
+    // gone — is dropped, unless exactly one call waits: then it is that call's (a line that is not JSON at
+    // all is its agent's failure to report). Called with dispatch_mutex_ held.
+    void route(AgentLine line) {
+        if (line.kind == AgentLine::Kind::closed) {
+            stream_closed_ = true;
+            return;
+        }
+        if (line.kind == AgentLine::Kind::deadline) return;  // the reader's own deadline: it sees it itself
+        const auto owner = line.kind == AgentLine::Kind::line ? leading_id(line.text) : line.id;
+        PendingCall* call = nullptr;
+        if (owner) {
+            if (const auto found = pending_.find(*owner); found != pending_.end()) call = found->second;
+        } else if (pending_.size() == 1) {
+            call = pending_.begin()->second;
+        }
+        if (call) call->inbox.push_back(std::move(line));
+    }
+
+    // `{"id":N` at the start of a line: the agent's own envelope (json.dumps keeps the key order it builds).
+    static std::optional<std::int64_t> leading_id(std::string_view text) {
+        constexpr std::string_view prefix = "{\"id\":";
+        if (!text.starts_with(prefix)) return std::nullopt;
+        std::size_t at = prefix.size();
+        const bool negative = at < text.size() && text[at] == '-';
+        if (negative) ++at;
+        std::int64_t value = 0;
+        const std::size_t digits_from = at;
+        while (at < text.size() && text[at] >= '0' && text[at] <= '9' && at - digits_from < 18)
+            value = value * 10 + (text[at++] - '0');
+        if (at == digits_from || at >= text.size() || (text[at] != ',' && text[at] != '}')) return std::nullopt;
+        return negative ? -value : value;
+    }
+
+    // One line of this call's, taken on the call's own thread: its final event, or nullopt to go on.
+    std::optional<SessionEvent> take_line(PendingCall& mine, AgentLine line, bool streams, const local::CallCaps& caps,
+                                          local::CallIntake& intake, local::CallDeadline& deadline,
+                                          const SessionEventHandler& on_event) {
+        const auto id = mine.id;
+        if (line.kind == AgentLine::Kind::line && line.text.size() > caps.line_bytes)
+            line = AgentLine{AgentLine::Kind::too_long, {}, line.text.size()};
+        if (line.kind == AgentLine::Kind::too_long) {
+            intake.dropped_long_line(line.bytes);
+            if (!streams) return failure(id, "too_large", "the sandbox's answer was longer than the " +
+                                                             std::to_string(caps.line_bytes >> 20) +
+                                                             " MiB the host accepts for it (docs/sessions.md)");
+            return std::nullopt;
+        }
+        auto event = local::parse_agent_event(line.text, caps.json_depth);
+        if (!event) {
+            intake.dropped_malformed_line(line.text.size());
+            if (!streams)
+                return failure(id, "protocol", "the sandbox's agent answered with a line that is not a JSON object: " +
+                                                   line.text.substr(0, 200));
+            return std::nullopt;
+        }
+        const auto* event_id = event->if_contains("id");
+        if (!event_id || !event_id->is_int64()) return std::nullopt;
+        if (mine.probe && event_id->as_int64() == *mine.probe) {
+            deadline.agent_alive();
+            return std::nullopt;
+        }
+        if (event_id->as_int64() != id) return std::nullopt;
+        const auto* type_field = event->if_contains("type");
+        const std::string_view type = type_field && type_field->is_string() ? std::string_view(type_field->as_string()) : "";
+        const bool final = type == "end_of_execution" || type == "end" || type == "reply" || type == "failure";
+        if (final) {
+            if (intake.dropped_anything() && on_event) on_event(intake.marker_event(id));
+            return std::move(*event);
+        }
+        if (intake.accept(type, line.text.size()) && on_event) on_event(*event);
+        return std::nullopt;
+    }
+
+    void send_interrupt(std::int64_t target, CallInterrupt::Mode mode) {
+        try {
+            send(json::serialize(json::object{{"id", ++next_request_id_}, {"op", "interrupt"}, {"target", target},
+                                              {"mode", mode == CallInterrupt::Mode::detach ? "detach" : "stop"}}) +
+                 "\n");
+        } catch (const error&) {
+            // the session is gone: nothing is running any more
+        }
+    }
+
+    // Never called with dispatch_mutex_ held (it takes it to wake the calls that wait for a line).
     void close_with(const std::string& reason) noexcept {
-        std::lock_guard lock(state_mutex_);
-        if (closed_) return;
-        closed_ = true;
-        closed_reason_ = reason;
-        const std::uint64_t one = 1;
-        [[maybe_unused]] const auto woken = ::write(closed_wake_.get(), &one, sizeof one);  // a call waiting in poll()
-        // Ends every process of the session (its pid namespace) and removes its cgroup; the workspace is a
-        // tmpfs of the sandbox's mount namespace and goes with it. Pipes stay open until destruction, so
-        // a call() blocked on them sees the end and reports closed_reason_.
-        local::kill_interactive(sandbox_);
+        {
+            std::lock_guard lock(state_mutex_);
+            if (closed_) return;
+            closed_ = true;
+            closed_flag_ = true;
+            closed_reason_ = reason;
+            const std::uint64_t one = 1;
+            [[maybe_unused]] const auto woken = ::write(closed_wake_.get(), &one, sizeof one);  // the reader in poll()
+            // Ends every process of the session (its pid namespace) and removes its cgroup; the workspace is a
+            // tmpfs of the sandbox's mount namespace and goes with it. Pipes stay open until destruction, so
+            // a call() blocked on them sees the end and reports closed_reason_.
+            local::kill_interactive(sandbox_);
+        }
+        std::lock_guard lock(dispatch_mutex_);
+        dispatch_.notify_all();  // every waiting call ends with session_closed
     }
 
     void check_open() const {
@@ -320,13 +458,6 @@ private:
         write_line(sandbox_.stdin_write.get(), line);
     }
 
-    // What next_line() found.
-    struct AgentLine {
-        enum class Kind { line, too_long, closed, deadline };
-        Kind kind;
-        std::string text;       // Kind::line: the line, without its newline
-        std::size_t bytes = 0;  // Kind::too_long: how many bytes were discarded
-    };
 
     // The next line from the agent. A line longer than `max_line_bytes` is read and discarded as it comes
     // (never held whole) and reported as too_long; closed when the agent is gone or the session was closed,
@@ -340,15 +471,16 @@ private:
                     scanned_ = 0;
                     discarding_ = false;
                     discarded_ = 0;
-                    return {AgentLine::Kind::too_long, {}, bytes};
+                    return {AgentLine::Kind::too_long, {}, bytes, std::exchange(discarded_id_, std::nullopt)};
                 }
                 std::string line = buffer_.substr(0, newline);
                 buffer_.erase(0, newline + 1);
                 scanned_ = 0;
-                if (line.size() > max_line_bytes) return {AgentLine::Kind::too_long, {}, line.size()};
+                if (line.size() > max_line_bytes) return {AgentLine::Kind::too_long, {}, line.size(), leading_id(line)};
                 return {AgentLine::Kind::line, std::move(line)};
             }
             if (discarding_ || buffer_.size() > max_line_bytes) {
+                if (!discarding_) discarded_id_ = leading_id(buffer_);
                 discarding_ = true;
                 discarded_ += buffer_.size();
                 buffer_.clear();
@@ -443,12 +575,20 @@ private:
     std::string closed_reason_;
     const local::UniqueFd closed_wake_;  // readable once closed: wakes a call() waiting for the agent
 
-    std::mutex call_mutex_;   // one request at a time
-    std::mutex write_mutex_;  // requests and interrupts
-    std::atomic<std::int64_t> next_request_id_{0};
-    std::atomic<std::int64_t> current_request_{0};
+    std::atomic<bool> closed_flag_{false};  // closed_, readable without state_mutex_
 
-    // Owned by the thread holding call_mutex_ (and by wait_until_ready before the session is shared).
+    std::mutex write_mutex_;  // requests and interrupts, one line at a time
+    std::atomic<std::int64_t> next_request_id_{0};
+
+    // The calls in progress (see call()): guarded by dispatch_mutex_.
+    std::mutex dispatch_mutex_;
+    std::condition_variable dispatch_;  // a line was handed out, the reader stepped down, or a call ended
+    std::map<std::int64_t, PendingCall*> pending_;  // by request id, and by the id of each call's probe
+    bool reader_active_ = false;
+    bool stream_closed_ = false;  // the reader found the agent's stdout closed (or the session closed)
+
+    // Owned by the reader of the moment (and by wait_until_ready before the session is shared).
+    std::optional<std::int64_t> discarded_id_;  // whose line is being discarded
     std::string buffer_;
     std::size_t scanned_ = 0;
     bool discarding_ = false;  // inside a line past the cap: its bytes are dropped up to its newline

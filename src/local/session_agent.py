@@ -799,6 +799,7 @@ class Context:
         self.proc = None  # the Popen of the kernel's init (ChildProcess)
         self.child = None
         self.cell = None  # the CellRun being served, if any
+        self.waiting = collections.deque()  # cells sent while another of this context ran: served in order
         self.readers, self.control_writer, self.control_buffer = [], None, bytearray()
         self.control_discarding = False
         self.started = False  # the kernel said it serves cells
@@ -907,10 +908,17 @@ class Context:
 
 
 class CellRun:
-    """The state of one run_code request while it streams."""
+    """The state of one run_code request while it streams: waiting for its context (cells of one context run
+    one after another), running, then collecting its kernel's exit status when the kernel died. The event loop
+    advances it (Agent.advance); nothing here waits."""
 
-    def __init__(self, agent, request_id, context, timeout):
+    def __init__(self, agent, request_id, context, timeout, code, envs):
         self.agent, self.id, self.context, self.timeout = agent, request_id, context, timeout
+        self.code, self.envs = code, envs
+        self.count = None  # the execution count, once it runs
+        self.collect_until = None  # the kernel died: until when to wait for its exit status (for the message)
+        self.ended_by = None  # "restart" or "remove": restart_context / remove_context ended it
+        self.cancelled = False  # interrupted or timed out before it ran
         self.streams = OutputStreams(lambda stream, text, ts: agent.emit(
             {"id": request_id, "type": stream, "text": text, "timestamp": ts}))
         self.nonce = secrets.token_hex(12)  # binds the kernel's messages to this cell (see on_message)
@@ -923,9 +931,15 @@ class CellRun:
         self.interrupt_reason = None  # "timeout" or "request"
         self.kill_at = None
         self.restarted = False
-        started = time.monotonic()
+        # The timeout counts from the request's arrival, as the host's own deadline does, also while the cell
+        # waits for its context's previous cell.
+        arrived = time.monotonic()
         delay = JS_SIGINT_DELAY_SECONDS if context.language == "javascript" else 0.0
-        self.sigint_at = started + timeout + delay if timeout else None
+        self.sigint_at = arrived + timeout + delay if timeout else None
+
+    @property
+    def running(self):
+        return self.count is not None
 
     def on_message(self, message):
         """A message from the kernel's channel, which the cell's code can write too: only this cell's (by its
@@ -990,14 +1004,20 @@ class CellRun:
         self.kernel_gone = True
         self.finished = True
 
-    def interrupt(self, reason):
+    def interrupt(self, reason, mode=None):
         if self.interrupt_reason is not None or self.finished:
             return
         self.interrupt_reason = reason
+        if not self.running:  # still waiting for its context: it never runs
+            self.cancelled = True
+            self.finished = True
+            return
         self.context.child.interrupt()
         self.kill_at = time.monotonic() + INTERRUPT_GRACE_SECONDS
 
     def next_wakeup(self):
+        if self.collect_until is not None:
+            return 0.05  # polling the dead kernel's exit status, briefly
         moment = self.kill_at if self.interrupt_reason else self.sigint_at
         return None if moment is None else moment - time.monotonic()
 
@@ -1005,7 +1025,7 @@ class CellRun:
         now = time.monotonic()
         if self.interrupt_reason is None and self.sigint_at is not None and now >= self.sigint_at:
             self.interrupt("timeout")
-        elif self.kill_at is not None and now >= self.kill_at:
+        elif self.kill_at is not None and now >= self.kill_at and not self.finished:
             self.context.drain_output()
             self.restarted = True
             self.finished = True
@@ -1016,13 +1036,15 @@ class Command:
     """A bash command line in its own process group. Its output goes to the request streaming it, or is
     buffered (with its timestamps) until a command_wait asks for it."""
 
-    def __init__(self, agent, cmd, cwd, env, timeout, background, with_stdin):
-        self.agent, self.cmd, self.cwd, self.background = agent, cmd, cwd, background
+    def __init__(self, agent, cmd, args, cwd, env, envs, tag, timeout, background, with_stdin):
+        self.agent, self.cmd, self.args, self.cwd, self.background = agent, cmd, args, cwd, background
+        self.envs, self.tag = envs or {}, tag  # as asked, for command_list
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         stdin_r, stdin_w = os.pipe() if with_stdin else (None, None)
+        argv = ["/bin/bash", "-c", cmd] if args is None else [cmd, *args]
         try:
-            self.child = ChildProcess(agent, ["/bin/bash", "-c", cmd], on_end=lambda: self.on_program_status(),
+            self.child = ChildProcess(agent, argv, on_end=lambda: self.on_program_status(),
                                       cwd=cwd, env=env,
                                       stdin=stdin_r if with_stdin else subprocess.DEVNULL, stdout=out_w, stderr=err_w)
             self.proc = self.child.proc
@@ -1030,15 +1052,16 @@ class Command:
             for fd in (out_r, out_w, err_r, err_w, stdin_r, stdin_w):
                 if fd is not None:
                     os.close(fd)
-            raise Failure("io", "could not start /bin/bash: %s" % exc)
+            raise Failure("io", "could not start %s: %s" % (argv[0], exc))
         for fd in (out_w, err_w, stdin_r):
             if fd is not None:
                 os.close(fd)
         self.pid = self.proc.pid
         self.deadline = time.monotonic() + timeout if timeout else None
         self.stdin = PipeWriter(agent, stdin_w) if with_stdin else None
-        self.sink = None  # the request id output is streamed to, or None to buffer
+        self.followers = []  # the requests streaming its output (CommandFollower); none: it is buffered
         self.buffer = collections.deque()
+        self.killed = False
         self.streams = OutputStreams(self.deliver)
         self.readers = [PipeReader(agent, out_r, lambda data: self.streams.feed("stdout", data)),
                         PipeReader(agent, err_r, lambda data: self.streams.feed("stderr", data))]
@@ -1047,22 +1070,39 @@ class Command:
         self.returncode = None
 
     def deliver(self, stream, text, timestamp):
-        if self.sink is not None:
-            self.agent.emit({"id": self.sink, "type": stream, "text": text, "timestamp": timestamp})
+        if self.followers:
+            for follower in self.followers:
+                self.agent.emit({"id": follower.id, "type": stream, "text": text, "timestamp": timestamp})
         else:
             self.buffer.append((stream, text, timestamp))
 
-    def attach(self, request_id):
-        """Streams to `request_id`: first what was buffered, then live output."""
-        self.sink = request_id
+    def attach(self, follower):
+        """Streams to `follower` from now on. Output is buffered only while nobody follows, so the first
+        follower (or the first after the others detached) gets what was buffered, the others live output."""
+        self.followers.append(follower)
         while self.buffer:
             stream, text, timestamp = self.buffer.popleft()
-            self.agent.emit({"id": request_id, "type": stream, "text": text, "timestamp": timestamp})
+            self.agent.emit({"id": follower.id, "type": stream, "text": text, "timestamp": timestamp})
+        if self.finished:
+            self.end_followers()
+
+    def detach(self, follower):
+        if follower in self.followers:
+            self.followers.remove(follower)
 
     def kill(self):
         kill_group(self.pid)
         # SIGKILL cannot be refused: the command counts as ended at once, even before it is reaped.
         self.killed = True
+
+    def terminate(self):
+        """SIGTERM to the program (its init forwards it; on a host run, to its process group): it may refuse."""
+        for send in (os.kill,) if self.agent.isolation.steps is not None else (os.killpg, os.kill):
+            try:
+                send(self.pid, signal.SIGTERM)
+                return
+            except OSError:
+                pass
 
     def on_program_status(self):
         """The init reported bash's end (or the init itself ended): the command has ended."""
@@ -1081,15 +1121,25 @@ class Command:
         if self.stdin is not None:
             self.stdin.close()
         self.finished = True
+        self.end_followers()
+
+    def end_followers(self):
+        """Each follower gets `end`; a command that had followers is then forgotten (collected)."""
+        if not self.followers:
+            return
+        for follower in self.followers:
+            self.agent.streaming.pop(follower.id, None)
+            self.agent.emit(self.end_event(follower.id))
+        self.followers = []
+        self.agent.commands.pop(self.pid, None)
 
     def end_event(self, request_id):
         exit_code, error = exit_status(self.returncode)
         return {"id": request_id, "type": "end", "exit_code": exit_code, "error": error, "timed_out": self.timed_out}
 
     def describe(self):
-        return {"pid": self.pid, "cmd": self.cmd, "cwd": self.cwd,
-                "running": not (self.finished or getattr(self, "killed", False)),
-                "background": self.background}
+        return {"pid": self.pid, "cmd": self.cmd, "args": self.args, "envs": self.envs, "cwd": self.cwd,
+                "tag": self.tag, "running": not (self.finished or self.killed), "background": self.background}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1097,9 +1147,12 @@ class Agent:
     def __init__(self, home):
         self.home = home
         self.selector = selectors.DefaultSelector()
-        self.requests = collections.deque()  # lines that arrived while another request streamed
+        self.requests = collections.deque()  # lines that arrived before the agent served requests (start-up)
+        self.serving = False
         self.stdin_buffer = bytearray()
-        self.current = None  # the streaming request: an object with interrupt(reason)
+        # Every request still streaming, by id: a CellRun or a CommandFollower, each with interrupt(reason,
+        # mode). Several stream at once; the event loop advances each (advance()); no request waits for another.
+        self.streaming = {}
         self.contexts = {}
         self.commands = {}  # pid -> Command, until waited for (background) or ended (foreground)
         self.children = {}  # pid -> (Popen, owner) for every child not yet reaped
@@ -1154,10 +1207,13 @@ class Agent:
         self.groups.add(proc.pid)
 
     def pump(self, timeout=None):
-        """Waits for and handles one round of events: requests, output, child exits, command deadlines."""
-        deadlines = [c.deadline for c in self.commands.values() if c.deadline is not None and not c.finished]
-        if deadlines:
-            until = max(0.0, min(deadlines) - time.monotonic())
+        """Waits for and handles one round of events: requests, output, child exits, command deadlines, and
+        the clocks of every streaming request; then advances each streaming request."""
+        now = time.monotonic()
+        moments = [c.deadline - now for c in self.commands.values() if c.deadline is not None and not c.finished]
+        moments += [w for w in (r.next_wakeup() for r in list(self.streaming.values())) if w is not None]
+        if moments:
+            until = max(0.0, min(moments))
             timeout = until if timeout is None else min(timeout, until)
         if timeout is not None:
             timeout = max(0.0, timeout)
@@ -1169,6 +1225,16 @@ class Agent:
                 command.deadline = None
                 command.timed_out = True
                 command.kill()
+        self.advance()
+
+    def advance(self):
+        """Moves every streaming cell on: its clock (timeout, interrupt grace), its end, and the next cell of
+        its context. Command followers need nothing here but their wait timeout: a command's end reaches its
+        followers from the loop's callbacks (Command.on_exit)."""
+        for request in list(self.streaming.values()):
+            request.check_clock()
+            if isinstance(request, CellRun) and request.finished:
+                self.settle_cell(request)
 
     def on_sigchld(self, mask):
         try:
@@ -1221,20 +1287,10 @@ class Agent:
     def on_line(self, line):
         if not line.strip():
             return
-        if self.current is not None:
-            request, failure = self.parse(line)
-            op = request.get("op") if request else None
-            if op == "interrupt":
-                self.current.interrupt("request")
-                return
-            if op in IMMEDIATE_OPS:
-                self.dispatch(line)  # they never stream, so they can be served while another request streams
-                return
-        elif b'"interrupt"' in line:
-            request, failure = self.parse(line)
-            if request and request.get("op") == "interrupt":
-                return  # nothing is streaming any more: the interrupt raced the request's end
-        self.requests.append(line)
+        if not self.serving:
+            self.requests.append(line)  # before ready (the default context's start): served right after
+            return
+        self.dispatch(line)
 
     # -- requests ---------------------------------------------------------------------------------------------
     def parse(self, line):
@@ -1300,6 +1356,7 @@ class Agent:
         except Failure:
             return
         deadline = time.monotonic() + KERNEL_START_SECONDS
+        # Nothing streams yet and requests are only queued (on_line), so this loop serves nobody but the kernel.
         while not context.started and context.alive and time.monotonic() < deadline:
             self.pump(max(0.0, deadline - time.monotonic()))
 
@@ -1308,11 +1365,11 @@ class Agent:
         self.emit({"type": "ready", "python": "%d.%d.%d" % sys.version_info[:3], "node": self.node_version,
                    "bash": os.access("/bin/bash", os.X_OK)})
         try:
+            self.serving = True
+            while self.requests:
+                self.dispatch(self.requests.popleft())
             while True:
-                if self.requests:
-                    self.dispatch(self.requests.popleft())
-                else:
-                    self.pump()
+                self.pump()
         except HostGone:
             pass
         finally:
@@ -1410,40 +1467,72 @@ class Agent:
         else:
             language = self.language_of("python" if language is None else language)
             context = self.contexts.get(language) or self.new_context(language, language, self.home)
-        if not context.alive:
-            context.restart()
-            self.emit({"id": request_id, "type": "stderr", "timestamp": now_iso(),
-                       "text": "[e2beval: the context's process had exited; it was restarted and its state is lost]\n"})
-        context.count += 1
-        count = context.count
-        cell = CellRun(self, request_id, context, timeout)
-        context.cell = cell
-        self.current = cell
-        try:
-            context.send({"code": code, "count": count, "envs": envs, "timeout": timeout, "cell": cell.nonce})
-            while not cell.finished:
-                self.pump(cell.next_wakeup())
-                cell.check_clock()
-            self.finish_cell(request_id, context, cell, count)
-        finally:
-            self.current = None
+        cell = CellRun(self, request_id, context, timeout, code, envs)
+        self.streaming[request_id] = cell
+        context.waiting.append(cell)
+        if context.cell is None:
+            self.start_next_cell(context)
+
+    def start_next_cell(self, context):
+        """Sends the context's next waiting cell to its kernel (cells of one context run one at a time)."""
+        while context.cell is None and context.waiting:
+            cell = context.waiting.popleft()
+            if cell.finished:
+                continue  # interrupted or timed out while it waited: settled by advance()
+            if not context.alive:
+                try:
+                    context.restart()
+                except Failure as error:
+                    self.streaming.pop(cell.id, None)
+                    self.emit({"id": cell.id, "type": "failure", "kind": error.kind, "message": error.message})
+                    continue
+                self.emit({"id": cell.id, "type": "stderr", "timestamp": now_iso(),
+                           "text": "[e2beval: the context's process had exited; it was restarted and its state is "
+                                   "lost]\n"})
+            context.count += 1
+            cell.count = context.count
+            context.cell = cell
+            context.send({"code": cell.code, "count": cell.count, "envs": cell.envs, "timeout": cell.timeout,
+                          "cell": cell.nonce})
+
+    def settle_cell(self, cell):
+        """A finished cell: its last events, once its kernel's exit status is known (when the kernel died);
+        then its context's next cell starts."""
+        context = cell.context
+        if cell.kernel_gone and cell.ended_by is None and cell.collect_until is None:
+            cell.collect_until = time.monotonic() + 1.0
+        if cell.collect_until is not None:
+            # its channel closed as it exited: wait briefly for the exit status, for the message (or it is alive
+            # without its channel, the cell closed it: restart() kills it)
+            if context.child is not None and context.child.returncode() is None and time.monotonic() < cell.collect_until:
+                return
+        self.streaming.pop(cell.id, None)
+        if cell.running and context.cell is cell:
             context.cell = None
+        self.finish_cell(cell.id, context, cell, cell.count)
+        if context.id in self.contexts and self.contexts[context.id] is context:
+            self.start_next_cell(context)
 
     def finish_cell(self, request_id, context, cell, count):
         cell.streams.finish()
         outcome = cell.outcome or {}
         error = outcome.get("error")
         timed_out = cell.interrupt_reason == "timeout" or bool(outcome.get("timed_out"))
-        if cell.restarted or cell.kernel_gone:
-            returncode = None
-            if cell.kernel_gone:
-                deadline = time.monotonic() + 1.0
-                while returncode is None and time.monotonic() < deadline:
-                    # its channel closed as it exited: collect the exit status for the message (or it is alive
-                    # without its channel, the cell closed it: restart() kills it)
-                    returncode = context.child.returncode()
-                    if returncode is None:
-                        self.pump(0.05)
+        if cell.cancelled:
+            # It never ran: interrupted or timed out while its context ran an earlier cell.
+            if timed_out:
+                self.emit({"id": request_id, "type": "timeout", "seconds": cell.timeout, "context_restarted": False})
+            else:
+                self.emit({"id": request_id, "type": "error", "name": "KeyboardInterrupt", "traceback": "",
+                           "value": "interrupted before it ran (it was waiting for the context's previous cell)"})
+            self.emit({"id": request_id, "type": "end_of_execution"})
+            return
+        if cell.ended_by is not None:
+            self.emit({"id": request_id, "type": "error", "name": "ContextRestarted", "traceback": "",
+                       "value": "the context was %s while the cell ran; its state is lost" % (
+                           "restarted (restart_context)" if cell.ended_by == "restart" else "removed (remove_context)")})
+        elif cell.restarted or cell.kernel_gone:
+            returncode = context.child.returncode() if cell.kernel_gone and context.child is not None else None
             context.restart()
             if timed_out:
                 self.emit({"id": request_id, "type": "timeout", "seconds": cell.timeout, "context_restarted": True})
@@ -1482,19 +1571,47 @@ class Agent:
             raise Failure("not_found", "Context %s not found; list_contexts shows the existing ones" % context_id)
         return context
 
+    @staticmethod
+    def end_running_cell(context, why):
+        """restart_context / remove_context while a cell runs: the cell ends (ContextRestarted); returns it."""
+        cell = context.cell
+        if cell is not None and not cell.finished:
+            context.drain_output()
+            cell.ended_by = why
+            cell.finished = True
+        return cell
+
     def op_restart_context(self, request_id, request):
-        self.context_field(request).restart()
+        context = self.context_field(request)
+        cell = self.end_running_cell(context, "restart")
+        context.restart()
+        if cell is not None:
+            self.settle_cell(cell)  # then the cells waiting for the context run on the fresh kernel
+        else:
+            self.start_next_cell(context)
         self.reply(request_id)
 
     def op_remove_context(self, request_id, request):
         context = self.context_field(request)
-        context.stop()
         del self.contexts[context.id]
+        cell = self.end_running_cell(context, "remove")
+        context.stop()
+        if cell is not None:
+            self.settle_cell(cell)
+        while context.waiting:  # cells waiting for it: their context is gone
+            cell = context.waiting.popleft()
+            if self.streaming.pop(cell.id, None) is not None:
+                self.emit({"id": cell.id, "type": "failure", "kind": "not_found",
+                           "message": "Context %s was removed before the cell ran" % context.id})
         self.reply(request_id)
 
     # -- commands ---------------------------------------------------------------------------------------------
     def op_run_command(self, request_id, request):
         cmd = self.field(request, "cmd", str, "a bash command line", required=True)
+        args = self.field(request, "args", list, "a list of strings")
+        if args is not None and not all(isinstance(arg, str) and "\0" not in arg for arg in args):
+            raise Failure("invalid", "\"args\" of run_command must be strings without NUL bytes")
+        tag = self.field(request, "tag", str, "a string")
         envs = self.envs_field(request)
         cwd = self.directory_field(request)
         timeout = self.timeout_field(request, default=DEFAULT_COMMAND_TIMEOUT_SECONDS)
@@ -1503,7 +1620,9 @@ class Agent:
         self.field(request, "user", str, "a user name")  # one user in the sandbox: accepted, ignored
         if "\0" in cmd:
             raise Failure("invalid", "\"cmd\" must not contain NUL bytes")
-        command = Command(self, cmd, cwd, self.child_env(envs), timeout, background, with_stdin)
+        if tag is not None and any(c.tag == tag and not c.finished for c in self.commands.values()):
+            raise Failure("invalid", "a running command already has the tag %r; tags name one command" % tag)
+        command = Command(self, cmd, args, cwd, self.child_env(envs), envs, tag, timeout, background, with_stdin)
         self.track(command.proc, command)
         self.commands[command.pid] = command
         self.emit({"id": request_id, "type": "start", "pid": command.pid})
@@ -1513,43 +1632,51 @@ class Agent:
         self.follow(request_id, command, None)
 
     def follow(self, request_id, command, wait_timeout):
-        """Streams a command's output to `request_id` until it ends, then sends `end` and forgets it."""
-        command.attach(request_id)
-        follower = CommandFollower(command)
-        self.current = follower
-        deadline = time.monotonic() + wait_timeout if wait_timeout else None
-        try:
-            while not command.finished:
-                self.pump(None if deadline is None else deadline - time.monotonic())
-                if deadline is not None and time.monotonic() >= deadline and not command.finished:
-                    deadline = None
-                    command.timed_out = True
-                    command.kill()
-        finally:
-            self.current = None
-            command.sink = None
-        self.commands.pop(command.pid, None)
-        self.emit(command.end_event(request_id))
+        """Makes `request_id` a follower of the command: it streams the command's output until the command
+        ends (then `end`, and the command is forgotten), or until it is interrupted in detach mode."""
+        follower = CommandFollower(self, request_id, command, wait_timeout)
+        self.streaming[request_id] = follower
+        command.attach(follower)  # a command that already ended sends `end` at once
 
     def command_field(self, request):
-        pid = self.field(request, "pid", int, "a process id", required=True)
-        command = self.commands.get(pid)
-        if command is None:
-            raise Failure("not_found", "no command with pid %d; command_list shows the commands this session "
-                          "started" % pid)
-        return command
+        """The command a request names by "pid" or by "tag" (one of them)."""
+        pid = self.field(request, "pid", int, "a process id")
+        tag = self.field(request, "tag", str, "a command's tag")
+        if (pid is None) == (tag is None):
+            raise Failure("invalid", "%s needs \"pid\" or \"tag\" (one of them) to name the command" % request["op"])
+        if pid is not None:
+            command = self.commands.get(pid)
+            if command is None:
+                raise Failure("not_found", "no command with pid %d; command_list shows the commands this session "
+                              "started" % pid)
+            return command
+        for command in self.commands.values():
+            if command.tag == tag:
+                return command
+        raise Failure("not_found", "no command with tag %r; command_list shows the commands this session started"
+                      % tag)
 
     def op_command_wait(self, request_id, request):
         command = self.command_field(request)
         self.follow(request_id, command, self.timeout_field(request))
 
     def op_command_kill(self, request_id, request):
-        pid = self.field(request, "pid", int, "a process id", required=True)
-        command = self.commands.get(pid)
-        if command is None or command.finished:
+        how = self.field(request, "signal", str, "\"SIGKILL\" or \"SIGTERM\"", default="SIGKILL")
+        if how not in ("SIGKILL", "SIGTERM"):
+            raise Failure("invalid", "\"signal\" of command_kill must be \"SIGKILL\" or \"SIGTERM\", not %r" % how)
+        try:
+            command = self.command_field(request)
+        except Failure as error:
+            if error.kind != "not_found":
+                raise
+            command = None
+        if command is None or command.finished or command.killed:
             self.reply(request_id, killed=False)
             return
-        command.kill()
+        if how == "SIGKILL":
+            command.kill()
+        else:
+            command.terminate()
         self.reply(request_id, killed=True)
 
     def stdin_of(self, request):
@@ -1564,8 +1691,18 @@ class Agent:
         return command.stdin
 
     def op_command_send_stdin(self, request_id, request):
-        data = self.field(request, "data", str, "a string", required=True)
-        self.stdin_of(request).write(data.encode("utf-8", "surrogatepass"))
+        text = self.field(request, "data", str, "a string")
+        encoded = self.field(request, "data_base64", str, "base64 of the bytes")
+        if (text is None) == (encoded is None):
+            raise Failure("invalid", "command_send_stdin needs \"data\" (text) or \"data_base64\" (bytes), one of them")
+        if encoded is not None:
+            try:
+                data = base64.b64decode(encoded, validate=True)
+            except ValueError:  # binascii.Error is one
+                raise Failure("invalid", "\"data_base64\" of command_send_stdin is not valid base64")
+        else:
+            data = text.encode("utf-8", "surrogatepass")
+        self.stdin_of(request).write(data)
         self.reply(request_id)
 
     def op_command_close_stdin(self, request_id, request):
@@ -1802,17 +1939,43 @@ class Agent:
         self.reply(request_id, python="%d.%d.%d" % sys.version_info[:3], node=self.node_version)
 
     def op_interrupt(self, request_id, request):
-        pass  # served in on_line while a request streams; one that arrives after its request ended is moot
+        """Interrupts the streaming request `target` (without one: the request whose id the interrupt carries).
+        No event of its own; a target that is not streaming (it ended, the interrupt raced it) is ignored."""
+        target = self.field(request, "target", int, "the id of the request to interrupt", default=request_id)
+        mode = self.field(request, "mode", str, "\"stop\" or \"detach\"", default="stop")
+        if mode not in ("stop", "detach"):
+            raise Failure("invalid", "\"mode\" of interrupt must be \"stop\" or \"detach\", not %r" % mode)
+        streaming = self.streaming.get(target)
+        if streaming is not None:
+            streaming.interrupt("request", mode)
 
 
 class CommandFollower:
-    """What `interrupt` does while a command streams: kill its process group."""
+    """One request streaming a command's output (a foreground run_command or a command_wait). Interrupted,
+    it kills the command (mode "stop"), or stops following and leaves the command running (mode "detach":
+    its final event is `reply {"detached": true}`; what the command writes next is buffered for the next
+    follower)."""
 
-    def __init__(self, command):
-        self.command = command
+    def __init__(self, agent, request_id, command, wait_timeout):
+        self.agent, self.id, self.command = agent, request_id, command
+        self.deadline = time.monotonic() + wait_timeout if wait_timeout else None
 
-    def interrupt(self, reason):
-        self.command.kill()
+    def interrupt(self, reason, mode="stop"):
+        if mode == "detach":
+            self.command.detach(self)
+            self.agent.streaming.pop(self.id, None)
+            self.agent.reply(self.id, detached=True)
+        else:
+            self.command.kill()
+
+    def next_wakeup(self):
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def check_clock(self):
+        if self.deadline is not None and time.monotonic() >= self.deadline and not self.command.finished:
+            self.deadline = None  # waited long enough: the command is killed, and `end` says timed_out
+            self.command.timed_out = True
+            self.command.kill()
 
 
 
@@ -2045,9 +2208,6 @@ OPS = {
     "watch_events": op_watch_events,
     "watch_stop": op_watch_stop,
 }
-# Served at once even while another request streams (they never stream themselves).
-IMMEDIATE_OPS = ("command_send_stdin", "command_close_stdin", "command_kill", "command_list", "ping", "watch_start",
-                 "watch_events", "watch_stop")
 
 
 def main():

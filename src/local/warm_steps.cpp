@@ -60,11 +60,11 @@ E2BEVAL_WARM_API void e2beval_session_describe_failure(char* buffer, std::size_t
 namespace e2beval::local {
 namespace {
 
-// The session init's program (see e2beval_session_contain_child): where a SIGINT from the agent goes.
+// The session init's program (see e2beval_session_contain_child): where a SIGINT or SIGTERM from the agent goes.
 volatile sig_atomic_t session_program = 0;
 
-void forward_interrupt(int) noexcept {
-    if (session_program > 0) ::kill(session_program, SIGINT);
+void forward_signal(int signal_number) noexcept {
+    if (session_program > 0) ::kill(session_program, signal_number);
 }
 
 // The init is a fork of the agent: blank its copy of the agent's command line, the one thing of it that
@@ -91,7 +91,8 @@ void wipe_command_line() noexcept {
 }
 
 // pid 1 of a kernel's or command's pid namespace: reaps every orphan, reports how the program ended on
-// `status_fd` (its wait status, in decimal), forwards SIGINT to it, and stays while anything it left runs,
+// `status_fd` (its wait status, in decimal), forwards SIGINT (a cell's interrupt) and SIGTERM (E2B's
+// SendSignal) to it, and stays while anything it left runs,
 // so a command's background processes live on in their own namespace. Holds nothing but `status_fd`:
 // the agent's pipes, sockets and the code's stdio are closed here.
 [[noreturn]] void run_session_init(pid_t program, int status_fd, const ProgramContainment& containment) noexcept {
@@ -100,9 +101,10 @@ void wipe_command_line() noexcept {
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     session_program = program;
-    struct sigaction interrupt_action {};
-    interrupt_action.sa_handler = forward_interrupt;
-    ::sigaction(SIGINT, &interrupt_action, nullptr);  // a handler: pid 1 is sent only the signals it handles
+    struct sigaction forward_action {};
+    forward_action.sa_handler = forward_signal;
+    ::sigaction(SIGINT, &forward_action, nullptr);  // a handler: pid 1 is sent only the signals it handles
+    ::sigaction(SIGTERM, &forward_action, nullptr);
     if (status_fd != 3 && (::dup2(status_fd, 3) < 0 || ::close(status_fd) != 0)) ::_exit(127);
     if (::syscall(SYS_close_range, 0u, 2u, 0u) != 0 || ::syscall(SYS_close_range, 4u, ~0u, 0u) != 0) ::_exit(127);
     wipe_command_line();

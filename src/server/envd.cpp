@@ -2,6 +2,7 @@
 #include "server/envd.hpp"
 
 #include "server/connect_protocol.hpp"
+#include "server/envd_process_calls.hpp"
 
 namespace e2beval::server {
 
@@ -17,8 +18,10 @@ Plan plan_envd(ServerContext& context, Exchange& exchange, const std::shared_ptr
         return response;
     }
     if (path == "/files" && (method == http::verb::get || method == http::verb::post)) return plan_files(context, exchange, sandbox);
-    if (path == "/process.Process/Start" && method == http::verb::post) return Streaming{};
+    if ((path == "/process.Process/Start" || path == "/process.Process/Connect") && method == http::verb::post) return Streaming{};
     if (path == "/filesystem.Filesystem/WatchDir" && method == http::verb::post) return Streaming{};
+    if (constexpr std::string_view process = "/process.Process/"; path.starts_with(process))
+        if (auto plan = plan_process_call(exchange, sandbox, std::string_view(path).substr(process.size()))) return std::move(*plan);
     if (constexpr std::string_view filesystem = "/filesystem.Filesystem/"; path.starts_with(filesystem)) {
         if (auto plan = plan_filesystem(exchange, sandbox, std::string_view(path).substr(filesystem.size()))) return std::move(*plan);
         if (auto plan = plan_watcher_call(exchange, sandbox, std::string_view(path).substr(filesystem.size()))) return std::move(*plan);
@@ -40,6 +43,7 @@ boost::asio::awaitable<void> serve_envd(ServerContext& context, Exchange& exchan
     auto plan = plan_envd(context, exchange, sandbox);
     if (!std::holds_alternative<Streaming>(plan)) co_await carry_out(context, exchange, std::move(plan));
     else if (exchange.request().target().starts_with("/filesystem.Filesystem/WatchDir")) co_await serve_watch_dir(context, exchange, sandbox);
+    else if (exchange.request().target().starts_with("/process.Process/Connect")) co_await serve_process_connect(context, exchange, sandbox);
     else co_await serve_process_start(context, exchange, sandbox);
 }
 

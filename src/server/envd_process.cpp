@@ -1,6 +1,8 @@
-// process.Process/Start over a session's run_command (foreground): the Connect stream of start, data and end
-// events, with keepalives; a client that goes away kills the command. The command line the SDK sends
-// (`/bin/bash -l -c CMD`) is run exactly, each word shell-quoted, by the session's `/bin/bash -c`.
+// The streaming calls of process.Process: Start over a session's run_command (foreground: this request follows
+// the command) and Connect over command_wait (another follower of a running command), each a Connect stream
+// of start, data and end events with keepalives. As envd does, a client that goes away leaves the process
+// running (the request detaches from it; docs/serve.md). The process the SDK asks for (`/bin/bash` with
+// `-l -c CMD`) is run exactly: the program and its arguments, no shell around it.
 #include <boost/json.hpp>
 
 #include "core/base64.hpp"
@@ -9,6 +11,7 @@
 #include "server/envd.hpp"
 #include "server/session_failures.hpp"
 #include "server/streaming_call.hpp"
+#include "server/envd_process_calls.hpp"
 
 namespace e2beval::server {
 
@@ -17,12 +20,6 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::chrono::milliseconds kDefaultKeepalive{50'000};  // the SDKs ask for 50 s (Keepalive-Ping-Interval)
-
-std::string shell_quoted(std::string_view word) {
-    std::string quoted = "'";
-    for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
 
 std::string string_of(const json::object& object, std::string_view key) {
     if (const auto* value = object.if_contains(key); value && value->is_string()) return std::string(value->as_string());
@@ -36,13 +33,14 @@ std::variant<json::object, std::string> run_command_request(const json::object& 
     const auto& process = process_field->as_object();
     const auto cmd = string_of(process, "cmd");
     if (cmd.empty()) return std::string("process.cmd is required");
-    std::string line = "exec " + shell_quoted(cmd);
-    if (const auto* args = process.if_contains("args"); args && args->is_array())
-        for (const auto& arg : args->as_array()) {
+    json::array args;
+    if (const auto* given = process.if_contains("args"); given && given->is_array())
+        for (const auto& arg : given->as_array()) {
             if (!arg.is_string()) return std::string("process.args must be strings");
-            line += " " + shell_quoted(arg.as_string());
+            args.push_back(arg);
         }
-    json::object request{{"op", "run_command"}, {"cmd", line}, {"background", false}};
+    json::object request{{"op", "run_command"}, {"cmd", cmd}, {"args", std::move(args)}, {"background", false}};
+    if (const auto* tag = start.if_contains("tag"); tag && tag->is_string()) request["tag"] = tag->as_string();
     if (const auto* envs = process.if_contains("envs"); envs && envs->is_object()) {
         for (const auto& [name, value] : envs->as_object())
             if (!value.is_string()) return std::string("process.envs values must be strings");
@@ -87,22 +85,9 @@ std::string end_envelopes(const json::object& event) {
     return connect_envelope({{"event", {{"end", std::move(end)}}}}) + connect_end_of_stream();
 }
 
-}  // namespace
+std::string start_envelope_of_pid(std::int64_t pid) { return start_envelope(json::object{{"pid", pid}}); }
 
-boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox) {
-    const bool streaming = exchange.request()[http::field::content_type].starts_with("application/connect+");
-    auto message = connect_request_message(exchange.request());
-    std::variant<json::object, std::string> request = std::string();
-    if (auto* problem = std::get_if<std::string>(&message)) request = *problem;
-    else request = run_command_request(std::get<json::object>(message), exchange.header("Connect-Timeout-Ms"));
-    if (!streaming)
-        { co_await exchange.reply(connect_error("invalid_argument", "process.Process/Start is a server-streaming call: send it as application/connect+json")); co_return; }
-    if (!co_await exchange.start_stream(http::status::ok, "application/connect+json")) co_return;
-    if (auto* problem = std::get_if<std::string>(&request)) {
-        if (co_await exchange.write_chunk(connect_end_of_stream(std::make_pair(std::string("invalid_argument"), *problem))))
-            co_await exchange.finish_stream();
-        co_return;
-    }
+std::chrono::milliseconds keepalive_of(Exchange& exchange) {
     auto keepalive = kDefaultKeepalive;
     if (const auto header = exchange.header("Keepalive-Ping-Interval"); !header.empty()) {
         try {
@@ -111,9 +96,18 @@ boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchang
         } catch (const std::exception&) {
         }
     }
+    return keepalive;
+}
 
-    auto pipe = start_streaming_call(context.calls, exchange.stream().get_executor(), sandbox, std::get<json::object>(std::move(request)));
-    ClientWatch watch(exchange.stream().socket(), [pipe, sandbox] { abandon_streaming_call(pipe, *sandbox); });
+// Streams the events of `request` (run_command or command_wait) as ProcessEvents, after `first_chunk` (the
+// start event Connect sends itself). A client that goes away detaches the request from the process.
+boost::asio::awaitable<void> stream_process(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox,
+                                            json::object request, std::string first_chunk) {
+    const auto keepalive = keepalive_of(exchange);
+    if (!first_chunk.empty() && !co_await exchange.write_chunk(first_chunk)) co_return;
+    auto pipe = start_streaming_call(context.calls, exchange.stream().get_executor(), sandbox, std::move(request));
+    ClientWatch watch(exchange.stream().socket(),
+                      [pipe, sandbox] { abandon_streaming_call(pipe, *sandbox, CallInterrupt::Mode::detach); });
     for (;;) {
         auto next = co_await pipe->next(keepalive);
         if (std::holds_alternative<EventPipe::Tick>(next)) {
@@ -151,8 +145,79 @@ boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchang
     }
     if (exchange.stream_unfinished()) {
         exchange.close_after();
-        abandon_streaming_call(pipe, *sandbox);
+        abandon_streaming_call(pipe, *sandbox, CallInterrupt::Mode::detach);
     }
+}
+
+// The blocking look-up of Connect's process, as a function for a call thread: made outside the coroutine,
+// because GCC 12 destroys a lambda's JSON captures twice when the lambda is made inside one.
+std::function<std::variant<std::int64_t, Response>()> finding_running_process(std::shared_ptr<ServedSandbox> sandbox,
+                                                                               json::object message) {
+    return [sandbox = std::move(sandbox), message = std::move(message)] { return running_process_pid(sandbox, message); };
+}
+
+// Answers a streaming call's request that cannot be served with the stream's error.
+// (`chunk` is made by the caller: GCC 12 mishandles temporaries inside a co_await's expression.)
+boost::asio::awaitable<void> refuse_stream(Exchange& exchange, std::string chunk) {
+    if (!co_await exchange.start_stream(http::status::ok, "application/connect+json")) co_return;
+    const bool written = co_await exchange.write_chunk(chunk);
+    if (written) co_await exchange.finish_stream();
+}
+
+std::string stream_error(std::string code, std::string message) {
+    return connect_end_of_stream(std::make_pair(std::move(code), std::move(message)));
+}
+
+// The end of a stream for a unary-style error answer (Connect's {"code", "message"} body).
+std::string stream_error_of(const Response& refused) {
+    const auto body = json::parse(refused.body).as_object();
+    return stream_error(string_of(body, "code"), string_of(body, "message"));
+}
+
+}  // namespace
+
+boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox) {
+    const bool streaming = exchange.request()[http::field::content_type].starts_with("application/connect+");
+    auto message = connect_request_message(exchange.request());
+    std::variant<json::object, std::string> request = std::string();
+    if (auto* problem = std::get_if<std::string>(&message)) request = *problem;
+    else request = run_command_request(std::get<json::object>(message), exchange.header("Connect-Timeout-Ms"));
+    if (!streaming)
+        { co_await exchange.reply(connect_error("invalid_argument", "process.Process/Start is a server-streaming call: send it as application/connect+json")); co_return; }
+    if (auto* problem = std::get_if<std::string>(&request)) {
+        auto chunk = stream_error("invalid_argument", *problem);
+        co_await refuse_stream(exchange, std::move(chunk));
+        co_return;
+    }
+    if (!co_await exchange.start_stream(http::status::ok, "application/connect+json")) co_return;
+    co_await stream_process(context, exchange, sandbox, std::get<json::object>(std::move(request)), {});
+}
+
+// Connect: the process must be running (envd's Connect to an ended process is not_found); the stream starts
+// with its pid at once — the SDK's connect() returns on it — then follows it with command_wait, with no
+// timeout of the server's own: Connect-Timeout-Ms is the client's, and a client that gives up detaches.
+boost::asio::awaitable<void> serve_process_connect(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox) {
+    const bool streaming = exchange.request()[http::field::content_type].starts_with("application/connect+");
+    if (!streaming)
+        { co_await exchange.reply(connect_error("invalid_argument", "process.Process/Connect is a server-streaming call: send it as application/connect+json")); co_return; }
+    auto message = connect_request_message(exchange.request());
+    if (auto* problem = std::get_if<std::string>(&message)) {
+        auto chunk = stream_error("invalid_argument", *problem);
+        co_await refuse_stream(exchange, std::move(chunk));
+        co_return;
+    }
+    auto found = co_await context.calls.run(finding_running_process(sandbox, std::get<json::object>(std::move(message))));
+    if (auto* refused = std::get_if<Response>(&found)) {
+        auto chunk = stream_error_of(*refused);
+        co_await refuse_stream(exchange, std::move(chunk));
+        co_return;
+    }
+    const auto pid = std::get<std::int64_t>(found);
+    if (!co_await exchange.start_stream(http::status::ok, "application/connect+json")) co_return;
+    // Named first: GCC 12 destroys a JSON temporary of a co_await's full expression twice.
+    auto follow = wait_request(pid);
+    auto start = start_envelope_of_pid(pid);
+    co_await stream_process(context, exchange, sandbox, std::move(follow), std::move(start));
 }
 
 }  // namespace e2beval::server

@@ -7,26 +7,37 @@
 namespace e2beval::server {
 
 SessionEvent ServedSandbox::call(const void* caller, boost::json::object request, const SessionEventHandler& on_event) {
-    std::lock_guard lane(lane_);
-    {
-        std::lock_guard lock(current_mutex_);
-        current_ = caller;
-    }
-    struct Clear {
-        ServedSandbox& sandbox;
-        ~Clear() {
-            std::lock_guard lock(sandbox.current_mutex_);
-            sandbox.current_ = nullptr;
-        }
-    } clear{*this};
     // No request timeout of the host's own beyond E2B's rules (Session::call): a run_code without "timeout"
     // runs until its client goes away, as on E2B.
-    return session->call(std::move(request), on_event);
+    if (!caller) return session->call(std::move(request), on_event);
+    std::shared_ptr<CallInterrupt> interrupt;
+    {
+        std::lock_guard lock(interrupts_mutex_);
+        auto& slot = interrupts_[caller];
+        if (!slot) slot = std::make_shared<CallInterrupt>();
+        interrupt = slot;
+    }
+    struct Forget {
+        ServedSandbox& sandbox;
+        const void* caller;
+        ~Forget() {
+            std::lock_guard lock(sandbox.interrupts_mutex_);
+            sandbox.interrupts_.erase(caller);
+        }
+    } forget{*this, caller};
+    return session->call(std::move(request), on_event, std::nullopt, interrupt.get());
 }
 
-void ServedSandbox::interrupt(const void* caller) {
-    std::lock_guard lock(current_mutex_);
-    if (current_ == caller && caller) session->interrupt();
+void ServedSandbox::interrupt(const void* caller, CallInterrupt::Mode mode) {
+    if (!caller) return;
+    std::shared_ptr<CallInterrupt> interrupt;
+    {
+        std::lock_guard lock(interrupts_mutex_);
+        const auto found = interrupts_.find(caller);
+        if (found == interrupts_.end()) return;  // not running (ended, or not started: abandoned() stops it)
+        interrupt = found->second;
+    }
+    interrupt->interrupt(mode);
 }
 
 void SandboxStore::add(std::shared_ptr<ServedSandbox> sandbox) {

@@ -18,12 +18,13 @@
 namespace e2beval::server {
 
 struct ServedSandbox {
-    // Sends one request through the session and returns its final event, like Session::call, with the
-    // server's own queue in front: the server's requests to a session go one at a time, and the one in the
-    // session is known, so that a client that goes away interrupts its own request and never another's.
+    // Sends one request through the session and returns its final event, like Session::call. Calls run
+    // concurrently (the session serves them at once); each is known by its `caller` (any pointer unique to
+    // the client's request, or nullptr for a call nobody interrupts), so that a client that goes away
+    // interrupts its own request and never another's.
     SessionEvent call(const void* caller, boost::json::object request, const SessionEventHandler& on_event);
-    // Interrupts the running request if it is `caller`'s (see call).
-    void interrupt(const void* caller);
+    // Interrupts `caller`'s request, if it is running (or as soon as it starts).
+    void interrupt(const void* caller, CallInterrupt::Mode mode = CallInterrupt::Mode::stop);
 
     std::shared_ptr<Session> session;
     std::string template_id;
@@ -36,9 +37,9 @@ struct ServedSandbox {
     std::string traffic_access_token;
 
 private:
-    std::mutex lane_;            // held for the whole of a call
-    std::mutex current_mutex_;  // guards current_
-    const void* current_ = nullptr;
+    std::mutex interrupts_mutex_;
+    // The interrupt of each caller's call in progress; one made early by interrupt() when it came first.
+    std::map<const void*, std::shared_ptr<CallInterrupt>> interrupts_;
 };
 
 class SandboxStore {

@@ -37,9 +37,9 @@ std::shared_ptr<EventPipe> start_streaming_call(BlockingCalls& calls, boost::asi
     return pipe;
 }
 
-void abandon_streaming_call(const std::shared_ptr<EventPipe>& pipe, ServedSandbox& sandbox) {
+void abandon_streaming_call(const std::shared_ptr<EventPipe>& pipe, ServedSandbox& sandbox, CallInterrupt::Mode mode) {
     pipe->abandon();
-    sandbox.interrupt(pipe.get());
+    sandbox.interrupt(pipe.get(), mode);
 }
 
 }  // namespace e2beval::server

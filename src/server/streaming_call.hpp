@@ -16,8 +16,10 @@ namespace e2beval::server {
 std::shared_ptr<EventPipe> start_streaming_call(BlockingCalls& calls, boost::asio::any_io_executor io,
                                                 std::shared_ptr<ServedSandbox> sandbox, boost::json::object request);
 
-// Called when the client went away: nothing more is pushed, and the request is interrupted if it is running.
-void abandon_streaming_call(const std::shared_ptr<EventPipe>& pipe, ServedSandbox& sandbox);
+// Called when the client went away: nothing more is pushed, and the request is interrupted if it is running
+// (a command that follows a process detaches from it with Mode::detach: envd keeps the process running).
+void abandon_streaming_call(const std::shared_ptr<EventPipe>& pipe, ServedSandbox& sandbox,
+                            CallInterrupt::Mode mode = CallInterrupt::Mode::stop);
 
 bool is_final_event(const boost::json::object& event);
 
