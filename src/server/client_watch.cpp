@@ -1,6 +1,7 @@
-// A client that went away, told apart from one that sent more bytes.
+// A client that went away, told apart from one that sent more bytes (plain HTTP or TLS alike).
 #include "server/client_watch.hpp"
 
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -16,14 +17,21 @@ struct ClientWatch::State : std::enable_shared_from_this<State> {
         socket->async_wait(boost::asio::ip::tcp::socket::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
             if (self->stopped) return;
             if (ec) return;  // cancelled or the socket is closing: the connection ends on its own
-            char byte;
-            const auto peeked = ::recv(self->socket->native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-            if (peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            // POLLRDHUP: the peer has shut down its side, even when bytes it sent before are still unread —
+            // under TLS a closing client may send a close_notify alert before its FIN, and those bytes
+            // (encrypted in TLS 1.3, so not told apart from data by looking) must not hide the close.
+            pollfd watched{self->socket->native_handle(), POLLIN | POLLRDHUP, 0};
+            if (::poll(&watched, 1, 0) < 0) {
+                if (errno == EINTR) self->arm();
+                return;
+            }
+            if (watched.revents & (POLLRDHUP | POLLHUP | POLLERR)) {
                 self->stopped = true;
                 self->on_gone();
             }
-            // Bytes waiting (a pipelined request): the client is there; nothing more to watch for now.
-            else if (peeked < 0) self->arm();
+            // Bytes waiting and the peer still sending (a pipelined request): the client is there; nothing more
+            // to watch for now. No bytes (a spurious wake-up): watch on.
+            else if (!(watched.revents & POLLIN)) self->arm();
         });
     }
 };
