@@ -140,3 +140,48 @@ def test_bad_certificate_options_exit_2_with_a_message(certificates, case):
     status, stderr = _serve_fails(*options)
     assert status == 2, stderr
     assert expected in stderr, stderr
+
+
+def test_a_client_that_sends_close_notify_before_closing_interrupts_its_cell(https_server, certificates):
+    """A TLS client may end with a close_notify alert, then its FIN (Python's ssl unwrap() does, as do others):
+    the server must still see that client as gone and interrupt its cell, though the alert's bytes are
+    waiting, unread, on the socket."""
+    trust = ssl.create_default_context(cafile=str(certificates / "ca.pem"))
+    api = https_server.env["E2B_API_URL"]
+    created = httpx.post(api + "/v2/sandboxes", json={"templateID": "code-interpreter-v1", "timeout": 120},
+                         headers={"X-API-KEY": https_server.env["E2B_API_KEY"]}, verify=trust, timeout=60)
+    assert created.status_code == 201, created.text
+    sandbox = created.json()
+    headers = {"E2b-Sandbox-Id": sandbox["sandboxID"], "E2b-Sandbox-Port": "49999",
+               "X-Access-Token": sandbox["envdAccessToken"]}
+    try:
+        address = urlsplit(api)
+        # Had it run to its end, the cell would leave a file behind.
+        body = json.dumps({"code": "import time\ntime.sleep(30)\nopen('/tmp/finished', 'w').write('x')"}).encode()
+        raw = socket.create_connection((address.hostname, address.port), timeout=30)
+        tls = trust.wrap_socket(raw, server_hostname=address.hostname)
+        tls.sendall(b"POST /execute HTTP/1.1\r\nHost: " + address.netloc.encode() + b"\r\nContent-Type: application/json\r\n" +
+                    b"".join(f"{name}: {value}\r\n".encode() for name, value in headers.items()) +
+                    b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        tls.settimeout(5)
+        try:
+            tls.recv(1)  # the answer has started (or the first keepalive): the cell runs
+        except socket.timeout:
+            pass
+        tls.settimeout(1)
+        try:
+            plain = tls.unwrap()  # sends close_notify; the server does not answer it while it streams
+        except (socket.timeout, ssl.SSLError, OSError):
+            plain = tls  # the alert went out or is stuck; either way the FIN follows
+        plain.shutdown(socket.SHUT_WR)  # then the FIN
+        # The cell is interrupted: the next one runs at once, and finds no file (had the server missed the
+        # client's close, the next cell would have waited for the first to finish, file and all).
+        answer = httpx.post(api + "/execute", json={"code": "import os\nos.path.exists('/tmp/finished')"},
+                            headers=headers, verify=trust, timeout=60)
+        results = [json.loads(line) for line in answer.text.splitlines() if line.strip()]
+        assert answer.status_code == 200 and {"type": "result", "text": "False"}.items() <= next(
+            (line for line in results if line.get("type") == "result"), {}).items(), answer.text
+        plain.close()
+    finally:
+        httpx.delete(api + "/sandboxes/" + sandbox["sandboxID"], headers={"X-API-KEY": https_server.env["E2B_API_KEY"]},
+                     verify=trust, timeout=30)
