@@ -246,10 +246,10 @@ struct Server::State {
 
     // Declared first so that it goes last: the I/O context's pending coroutines, destroyed with it, refer to it.
     std::unique_ptr<ServerContext> context;
+    std::optional<asio::ssl::context> tls;  // set: every connection speaks TLS; outlives the connections too
     asio::io_context io;
     tcp::acceptor acceptor;
     asio::signal_set signals;
-    std::optional<asio::ssl::context> tls;  // set: every connection speaks TLS
     // Only the I/O thread touches these.
     std::size_t open_connections = 0;
     std::map<asio::ip::address, std::size_t> connections_by_address;  // addresses with at least one connection
