@@ -2,7 +2,10 @@
 e2beval's own `e2beval.Sandbox` doing the same three steps in the same run.
 
 - sequential: ROUNDS rounds, each one SDK sample and one e2beval.Sandbox sample (interleaved, so a burst of
-  load hits both); p50 and p99 of each, the whole create -> run_code -> kill timed;
+  load hits both); p50 and p99 of each, the whole create -> run_code -> kill timed. Before each sample an
+  untimed pause (--pause, 0.5 s) lets each side's session pool refill, as in an agent loop where the model's
+  answer takes longer than a sandbox's start; without it each side would get the other's sample as refill
+  time, and the faster sample would find its pool empty more often (a bias, not a measurement);
 - concurrent: CONCURRENT threads at once, each create -> run_code -> kill, timed per thread; the average and
   p95 over the threads, for the SDK against the server and for e2beval.Sandbox (the GIL is released in its
   calls, so threads are its concurrent path too).
@@ -11,7 +14,7 @@ The server runs with --max-sandboxes and --creation-rate above what the bench as
 (both meant for shared servers) is what is measured. Targets (issue 15): p50 <= 15 ms sequential, average
 <= 60 ms at 50 concurrent, for the SDK through the server. The ratio column is SDK / e2beval.Sandbox.
 
-Usage: .venv/bin/python bench/serve_bench.py [--rounds N] [--concurrent N] [--json]
+Usage: .venv/bin/python bench/serve_bench.py [--rounds N] [--concurrent N] [--pause S] [--json]
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ def main() -> int:
         lambda p: (
             p.add_argument("--rounds", type=int, default=40, help="sequential samples of each (default 40)"),
             p.add_argument("--concurrent", type=int, default=50, help="threads at once (default 50)"),
+            p.add_argument("--pause", type=float, default=0.5, help="untimed seconds before each sequential sample (default 0.5)"),
         ),
     )
     report = bl.Report("serve", args.json)
@@ -126,7 +130,9 @@ def main() -> int:
             sdk_round_trip()  # untimed: page everything in, fail early
             e2beval_round_trip()
             for _ in range(args.rounds):
+                time.sleep(args.pause)
                 sdk_sequential.append(sdk_round_trip())
+                time.sleep(args.pause)
                 own_sequential.append(e2beval_round_trip())
             report.say(f"  sequential: SDK p50 {bl.ms(bl.percentile(sdk_sequential, 50))}, e2beval.Sandbox p50 "
                        f"{bl.ms(bl.percentile(own_sequential, 50))}")
