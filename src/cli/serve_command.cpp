@@ -1,5 +1,6 @@
 // `e2beval serve`: E2B's API on this machine (src/server/), so the official E2B SDKs run unchanged against
 // local sandboxes. This file reads the options, prints how to point an SDK at the server, and runs it.
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -40,6 +41,17 @@ int serve_command(const ParsedArgs& args) {
     if (args.value("--creation-rate")) options.admission.creations_per_second = *args.number("--creation-rate");
     options.max_body_bytes = whole_number(args, "--max-body-mb", 1, 4096, 100) << 20;
     options.max_connections = whole_number(args, "--max-connections", 1, 100000, options.max_connections);
+    // Half the connections by default: one address (a flood, or one busy client) can never take them all.
+    options.max_connections_per_address = whole_number(args, "--max-connections-per-address", 1, 100000,
+                                                       std::max<unsigned long>(1, options.max_connections / 2));
+    const auto tls_cert = args.value("--tls-cert");
+    const auto tls_key = args.value("--tls-key");
+    if (tls_cert.has_value() != tls_key.has_value())
+        throw usage_error("--tls-cert and --tls-key go together: give the certificate (PEM) and its private key (PEM)");
+    if (tls_cert && (tls_cert->empty() || tls_key->empty()))
+        throw usage_error("--tls-cert and --tls-key expect file names");
+    options.tls_certificate_file = tls_cert.value_or("");
+    options.tls_private_key_file = tls_key.value_or("");
     options.header_timeout = std::chrono::seconds(whole_number(args, "--header-timeout", 1, 3600, options.header_timeout.count()));
     options.body_timeout = std::chrono::seconds(whole_number(args, "--body-timeout", 1, 86400, options.body_timeout.count()));
     options.idle_timeout = std::chrono::seconds(whole_number(args, "--idle-timeout", 1, 86400, options.idle_timeout.count()));
@@ -63,7 +75,7 @@ int serve_command(const ParsedArgs& args) {
     };
 
     server::Server server(options);
-    const auto base = "http://" + url_host(options.host) + ":" + std::to_string(server.port());
+    const auto base = std::string(tls_cert ? "https://" : "http://") + url_host(options.host) + ":" + std::to_string(server.port());
     std::cerr << "e2beval serve: E2B's API on " << base
               << " (sandboxes are local e2beval sessions; Ctrl-C stops the server and kills them all)\n"
               << "Point the E2B SDKs at it with:\n";
@@ -81,9 +93,9 @@ int serve_command(const ParsedArgs& args) {
 Command make_serve_command() {
     return {{"serve", "e2beval serve [OPTIONS]",
              "Serve E2B's API on this machine: the official E2B SDKs run unchanged against local sandboxes.",
-             "One HTTP/1.1 listener for E2B's control plane (create, list, kill, set_timeout, connect), each sandbox's\n"
-             "code interpreter (run_code, contexts) and its envd (commands.run, files); every sandbox is an e2beval\n"
-             "session, as isolated as any. Point an SDK at it with the lines it prints:\n"
+             "One HTTP/1.1 listener (HTTPS with --tls-cert/--tls-key) for E2B's control plane (create, list, kill,\n"
+             "set_timeout, connect), each sandbox's code interpreter (run_code, contexts) and its envd (commands.run,\n"
+             "files); every sandbox is an e2beval session, as isolated as any. Point an SDK at it with the lines it prints:\n"
              "  export E2B_API_URL=http://127.0.0.1:3000 E2B_SANDBOX_URL=http://127.0.0.1:3000 E2B_API_KEY=e2b_...\n"
              "Without --api-key a key is generated and printed. SIGINT/SIGTERM stop the server and kill every sandbox.\n"
              "What is served and what is not: docs/serve.md.",
@@ -94,6 +106,10 @@ Command make_serve_command() {
               {"--creation-rate", "PER_SECOND", "most sandbox creations per second; more get 429 (default 5)"},
               {"--max-body-mb", "MB", "largest request body, e.g. a file upload; larger get 413 (default 100)"},
               {"--max-connections", "N", "most open connections; more are answered 503 and closed (default 256)"},
+              {"--max-connections-per-address", "N",
+               "most open connections from one client address, 127.0.0.1 included; more are refused (default: half of --max-connections)"},
+              {"--tls-cert", "FILE", "serve HTTPS (TLS 1.2+) with this PEM certificate chain; needs --tls-key"},
+              {"--tls-key", "FILE", "the PEM private key of --tls-cert"},
               {"--header-timeout", "SECONDS", "a request's line and headers must arrive within this (default 10)"},
               {"--body-timeout", "SECONDS", "a request's body must arrive within this after its headers (default 120)"},
               {"--idle-timeout", "SECONDS", "a kept-alive connection is closed after this long without a request (default 330)"},

@@ -1,6 +1,8 @@
 // Notices a client that closes its connection while the server is still answering (the E2B SDKs cancel an
-// /execute or a command by closing the connection): a read-readiness wait on the socket, then a peek, so
-// that a client that merely sends its next request is not taken for gone.
+// /execute or a command by closing the connection): a read-readiness wait on the TCP socket, then a poll for
+// the peer's shutdown (POLLRDHUP; while unread bytes wait, on a 200 ms timer), so that a client that merely
+// sends its next request is not taken for gone.
+// It watches the TCP socket under TLS too: a peer's close shows there whatever runs above it.
 #pragma once
 
 #include <functional>

@@ -7,10 +7,11 @@
 #include <string_view>
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/json/value.hpp>
+
+#include "server/server_stream.hpp"
 
 namespace e2beval::server {
 
@@ -33,7 +34,7 @@ Response error_response(http::status status, std::string_view message);
 // outlives every co_await of the handler.
 class Exchange {
 public:
-    Exchange(boost::beast::tcp_stream& stream, Request& request) : stream_(stream), request_(request) {}
+    Exchange(ServerStream& stream, Request& request) : stream_(stream), request_(request) {}
 
     const Request& request() const noexcept { return request_; }
     std::string_view header(std::string_view name) const;
@@ -52,10 +53,10 @@ public:
     // Keeps the connection from being reused (an answer the client may not have read whole).
     void close_after() noexcept { keep_alive_ = false; }
     bool keep_alive() const noexcept { return keep_alive_ && request_.keep_alive(); }
-    boost::beast::tcp_stream& stream() noexcept { return stream_; }
+    ServerStream& stream() noexcept { return stream_; }
 
 private:
-    boost::beast::tcp_stream& stream_;
+    ServerStream& stream_;
     Request& request_;
     bool answered_ = false;
     bool streaming_ = false;

@@ -37,6 +37,13 @@ struct ServerOptions {
     std::chrono::seconds body_timeout{120};
     std::chrono::seconds idle_timeout{330};  // longer than the SDKs keep pooled connections (300 s)
     std::size_t max_connections = 256;  // more are answered 503 and closed at once
+    // No one client address may hold more than this many of them, so that a flood from one address leaves
+    // room for others. Loopback counts like any address: a local flood is a flood too (a reverse proxy on this
+    // machine, whose clients all arrive from one address, needs it raised to max_connections).
+    std::size_t max_connections_per_address = 128;
+    // Both set: HTTPS only (TLS 1.2+), with this PEM certificate chain and its PEM private key.
+    std::string tls_certificate_file;
+    std::string tls_private_key_file;
 };
 
 class Server {

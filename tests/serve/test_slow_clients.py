@@ -95,7 +95,7 @@ def test_streaming_answers_outlast_the_deadlines(short_deadlines):
 
 
 def test_connections_past_the_cap_are_refused_and_room_comes_back():
-    server = ServeProcess("--max-connections", "2")
+    server = ServeProcess("--max-connections", "2", "--max-connections-per-address", "2")
     try:
         held = [_connect(server) for _ in range(2)]
         for connection in held:

@@ -1,0 +1,174 @@
+"""`e2beval serve` through the official E2B Python SDK (issue 15): create -> run_code("1+1") -> kill, against
+e2beval's own `e2beval.Sandbox` doing the same three steps in the same run.
+
+- sequential: ROUNDS rounds, each one SDK sample and one e2beval.Sandbox sample (interleaved, so a burst of
+  load hits both); p50 and p99 of each, the whole create -> run_code -> kill timed. Before each sample an
+  untimed pause (--pause, 0.5 s) lets each side's session pool refill, as in an agent loop where the model's
+  answer takes longer than a sandbox's start; without it each side would get the other's sample as refill
+  time, and the faster sample would find its pool empty more often (a bias, not a measurement);
+- concurrent: CONCURRENT threads at once, each create -> run_code -> kill, timed per thread; the average and
+  p95 over the threads, for the SDK against the server and for e2beval.Sandbox (the GIL is released in its
+  calls, so threads are its concurrent path too).
+
+The server runs with --max-sandboxes and --creation-rate above what the bench asks for, so that neither limit
+(both meant for shared servers) is what is measured. Targets (issue 15): p50 <= 15 ms sequential, average
+<= 60 ms at 50 concurrent, for the SDK through the server. The ratio column is SDK / e2beval.Sandbox.
+
+Usage: .venv/bin/python bench/serve_bench.py [--rounds N] [--concurrent N] [--pause S] [--json]
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Callable, Dict, List
+
+import benchlib as bl
+
+CELL = "1+1"
+
+
+class Server:
+    """One `e2beval serve` on a free port; its export lines go into this process's environment, where the SDK
+    reads them."""
+
+    def __init__(self, sandboxes: int) -> None:
+        self.process = subprocess.Popen(
+            [str(bl.E2BEVAL_CLI), "serve", "--port", "0", "--max-sandboxes", str(sandboxes), "--creation-rate", "100000"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(3):
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("e2beval serve ended before printing its export lines: " + self.process.stderr.read()[-500:])
+            name, _, value = line.strip().removeprefix("export ").partition("=")
+            os.environ[name] = value
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=60)
+
+
+def sdk_round_trip() -> float:
+    from e2b_code_interpreter import Sandbox
+
+    started = time.perf_counter()
+    sandbox = Sandbox.create(timeout=120)
+    try:
+        execution = sandbox.run_code(CELL)
+        if execution.error is not None or execution.text != "2":
+            raise RuntimeError(f"SDK run_code('1+1') gave text {execution.text!r}, error {execution.error!r}")
+    finally:
+        sandbox.kill()
+    return time.perf_counter() - started
+
+
+def make_e2beval_round_trip(isolation: Dict[str, Any]) -> Callable[[], float]:
+    from e2beval.sandbox import Sandbox
+
+    def round_trip() -> float:
+        started = time.perf_counter()
+        sandbox = Sandbox.create(isolation=isolation)
+        try:
+            execution = sandbox.run_code(CELL)
+            if execution.error is not None or execution.text != "2":
+                raise RuntimeError(f"e2beval run_code('1+1') gave text {execution.text!r}, error {execution.error!r}")
+        finally:
+            sandbox.kill()
+        return time.perf_counter() - started
+
+    return round_trip
+
+
+def concurrently(round_trip: Callable[[], float], threads: int) -> List[float]:
+    """Each thread's create -> run_code -> kill, all started together."""
+    results: List[Any] = [None] * threads
+    gate = threading.Barrier(threads)
+
+    def one(index: int) -> None:
+        try:
+            gate.wait()
+            results[index] = round_trip()
+        except Exception as error:  # noqa: BLE001 - reported below with its thread
+            results[index] = error
+
+    workers = [threading.Thread(target=one, args=(index,)) for index in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    failures = [result for result in results if isinstance(result, Exception)]
+    if failures:
+        raise RuntimeError(f"{len(failures)} of {threads} concurrent round trips failed; first: {failures[0]!r}")
+    return results
+
+
+def main() -> int:
+    args = bl.parse_args(
+        __doc__.splitlines()[0],
+        lambda p: (
+            p.add_argument("--rounds", type=int, default=40, help="sequential samples of each (default 40)"),
+            p.add_argument("--concurrent", type=int, default=50, help="threads at once (default 50)"),
+            p.add_argument("--pause", type=float, default=0.5, help="untimed seconds before each sequential sample (default 0.5)"),
+        ),
+    )
+    report = bl.Report("serve", args.json)
+    import e2beval
+
+    isolation = {"minimum_level": args.min_isolation}
+    e2beval_round_trip = make_e2beval_round_trip(isolation)
+    report.say(f"serve: create -> run_code({CELL!r}) -> kill; official SDK through `e2beval serve` vs e2beval.Sandbox; "
+               f"{args.rounds} sequential rounds, then {args.concurrent} concurrent; isolation >= {args.min_isolation}")
+    server = Server(sandboxes=args.concurrent + 10)
+    sdk_sequential: List[float] = []
+    own_sequential: List[float] = []
+    try:
+        with bl.ContentionMonitor() as monitor:
+            sdk_round_trip()  # untimed: page everything in, fail early
+            e2beval_round_trip()
+            for _ in range(args.rounds):
+                time.sleep(args.pause)
+                sdk_sequential.append(sdk_round_trip())
+                time.sleep(args.pause)
+                own_sequential.append(e2beval_round_trip())
+            report.say(f"  sequential: SDK p50 {bl.ms(bl.percentile(sdk_sequential, 50))}, e2beval.Sandbox p50 "
+                       f"{bl.ms(bl.percentile(own_sequential, 50))}")
+            sdk_concurrent = concurrently(sdk_round_trip, args.concurrent)
+            own_concurrent = concurrently(e2beval_round_trip, args.concurrent)
+            report.say(f"  {args.concurrent} concurrent: SDK average {bl.ms(sum(sdk_concurrent) / len(sdk_concurrent))}, "
+                       f"e2beval.Sandbox average {bl.ms(sum(own_concurrent) / len(own_concurrent))}")
+    except (RuntimeError, e2beval.Error) as error:
+        report.error = str(error)
+        report.say(f"serve: FAILED: {error}")
+        return report.finish()
+    except Exception as error:  # the SDK's own exceptions: a failed bench, with its message
+        report.error = f"{type(error).__name__}: {error}"
+        report.say(f"serve: FAILED: {report.error}")
+        return report.finish()
+    finally:
+        server.stop()
+
+    report.contention = monitor.result
+    report.say("serve: " + monitor.describe())
+    report.raw = {"sdk_sequential_s": sdk_sequential, "e2beval_sequential_s": own_sequential,
+                  "sdk_concurrent_s": sdk_concurrent, "e2beval_concurrent_s": own_concurrent}
+
+    def figure(name: str, sdk: float, own: float, target: str, met: Any) -> None:
+        report.row(name, bl.ms(sdk), f"e2beval.Sandbox {bl.ms(own)}", bl.times(sdk / own), target, met)
+
+    p50, own_p50 = bl.percentile(sdk_sequential, 50), bl.percentile(own_sequential, 50)
+    figure(f"p50, SDK create+run_code+kill, sequential (n={len(sdk_sequential)})", p50, own_p50, "<= 15 ms", p50 * 1e3 <= 15)
+    figure("p99, same", bl.percentile(sdk_sequential, 99), bl.percentile(own_sequential, 99), "(info)", None)
+    average = sum(sdk_concurrent) / len(sdk_concurrent)
+    own_average = sum(own_concurrent) / len(own_concurrent)
+    figure(f"average, {args.concurrent} concurrent", average, own_average, "<= 60 ms", average * 1e3 <= 60)
+    figure(f"p95, {args.concurrent} concurrent", bl.percentile(sdk_concurrent, 95), bl.percentile(own_concurrent, 95),
+           "(info)", None)
+    return report.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Load: 50 official-SDK clients at once (threads of one process, as an agent framework runs them), each
+creating a sandbox and making 20 run_code calls, against one `e2beval serve --max-sandboxes 50`. Every call
+must answer right, and afterwards nothing may be left behind: no sandbox listed, no process below the server
+beyond what it had at rest, no sandbox cgroup beyond what it had at rest (the session pool keeps one ready
+sandbox, with its processes and cgroup, at rest as before), and the host's mount table unchanged.
+
+It runs in tests/serve (so in scripts/test.sh) because it takes well under a minute here (about 7 s on 2 shared
+cores)."""
+import os
+import threading
+import time
+from pathlib import Path
+
+from e2b_code_interpreter import Sandbox
+
+from conftest import ServeProcess
+
+CLIENTS = 50
+CALLS = 20
+PATIENCE = 60  # seconds to wait for the server to settle back to rest: a bound, not a measurement
+
+
+def _descendants(pid):
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat[stat.rindex(")") + 2:].split()[1])
+            children.setdefault(parent, []).append(int(entry))
+    found, pending = set(), [pid]
+    while pending:
+        for child in children.get(pending.pop(), []):
+            found.add(child)
+            pending.append(child)
+    return found
+
+
+def _sandbox_cgroups(pid):
+    """The sandbox cgroups the server made (named e2beval-<owner pid>-...), in every hierarchy it is in."""
+    found = set()
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in (controllers.split(",") if controllers else [""]):
+            controller = controller.removeprefix("name=")
+            base = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
+            if not base.is_dir():
+                continue
+            for directory in base.rglob(f"e2beval-{pid}-*"):
+                if directory.is_dir():
+                    found.add(os.path.realpath(directory))  # cpu and cpuacct may be one hierarchy under two names
+    return found
+
+
+def _at_rest(pid):
+    return len(_descendants(pid)), len(_sandbox_cgroups(pid))
+
+
+def _client(results, index):
+    try:
+        sandbox = Sandbox.create(timeout=300)
+        try:
+            for call in range(CALLS):
+                text = sandbox.run_code(f"{index} * 1000 + {call}").text
+                assert text == str(index * 1000 + call), (index, call, text)
+        finally:
+            sandbox.kill()
+        results[index] = "ok"
+    except Exception as error:  # noqa: BLE001 - every failure is reported with its client
+        results[index] = repr(error)
+
+
+def test_fifty_clients_twenty_calls_each_leave_nothing_behind(monkeypatch):
+    # The creation rate is raised so that the 50 creations arrive at once, as the load is meant to be.
+    server = ServeProcess("--max-sandboxes", str(CLIENTS), "--creation-rate", "1000")
+    for name, value in server.env.items():
+        monkeypatch.setenv(name, value)
+    pid = server.process.pid
+    try:
+        mounts_before = Path("/proc/self/mountinfo").read_text()
+        Sandbox.create(timeout=60).kill()  # brings up the session pool's ready sandbox: the server at rest
+        time.sleep(1)
+        rest = _at_rest(pid)
+        deadline = time.monotonic() + PATIENCE
+        while time.monotonic() < deadline and _at_rest(pid) != rest:
+            time.sleep(0.5)
+        rest = _at_rest(pid)
+
+        results = [None] * CLIENTS
+        threads = [threading.Thread(target=_client, args=(results, index)) for index in range(CLIENTS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert results == ["ok"] * CLIENTS, [result for result in results if result != "ok"][:5]
+
+        assert Sandbox.list().next_items() == []
+        deadline = time.monotonic() + PATIENCE
+        while time.monotonic() < deadline and _at_rest(pid) != rest:
+            time.sleep(0.5)
+        assert _at_rest(pid) == rest, (f"processes below the server / sandbox cgroups: {_at_rest(pid)}, at rest {rest}; "
+                                       f"cgroups {sorted(_sandbox_cgroups(pid))}")
+        assert Path("/proc/self/mountinfo").read_text() == mounts_before
+    finally:
+        assert server.stop() == 0
