@@ -10,7 +10,7 @@ import pytest
 from e2b import FilesystemEventType, Sandbox
 from packaging.version import Version
 
-REPORTED = Version("0.2.4")
+REPORTED = Version("0.5.7")
 
 
 @pytest.fixture
@@ -21,7 +21,8 @@ def sandbox(serve):
 
 
 def test_the_reported_version_is_the_highest_whose_gates_are_served(sandbox):
-    # 0.1.4 recursive watch and 0.1.5 / 0.2.4 metrics are served; 0.3.0 (command stdin) is not yet.
+    # Every gate up to 0.5.7 is served (0.1.4 recursive watch, 0.1.5 / 0.2.4 metrics, 0.3.0 stdin flag, 0.4.0 no
+    # user, 0.5.2 close_stdin, 0.5.7 octet-stream); 0.6.2 (file metadata) is not.
     assert sandbox._envd_version == REPORTED
     assert Sandbox.connect(sandbox.sandbox_id)._envd_version == REPORTED
 

@@ -71,7 +71,7 @@ def test_control_plane_list_info_timeout_connect_kill(serve):
         assert [info.sandbox_id for info in Sandbox.list(query=SandboxQuery(metadata={"suite": "serve"})).next_items()] == [first.sandbox_id]
         assert Sandbox.list(query=SandboxQuery(metadata={"suite": "other"})).next_items() == []
         info = first.get_info()
-        assert info.metadata == {"suite": "serve"} and info.envd_version == "0.2.4"
+        assert info.metadata == {"suite": "serve"} and info.envd_version == "0.5.7"
         first.set_timeout(200)
         assert 150 < (first.get_info().end_at - first.get_info().started_at).total_seconds() <= 260
         again = Sandbox.connect(first.sandbox_id)

@@ -1,7 +1,7 @@
 """E2B's process calls through the official Python SDK against `e2beval serve`: background commands whose
 streams stay open while other calls go through, list, send_stdin, kill, connect, several commands at once, and
-what the SDK sees when a command fails or its sandbox goes. CloseStdin is tested with raw Connect JSON over
-HTTP: the SDK only sends it from envdVersion 0.5.2 on, and the server reports 0.1.0 (docs/serve.md)."""
+what the SDK sees when a command fails or its sandbox goes. CloseStdin goes through the SDK's close_stdin
+(it sends it from envdVersion 0.5.2 on; the server reports 0.5.7), and raw Connect JSON checks an unknown pid."""
 import threading
 
 import httpx
@@ -157,6 +157,14 @@ def test_a_killed_sandbox_ends_the_stream_of_its_background_command(serve):
     assert follow.result is None
     assert isinstance(follow.error, SandboxException), follow.error
     assert "not found" in str(follow.error) or "not running" in str(follow.error), follow.error
+
+
+def test_close_stdin(serve, sandbox):
+    handle = sandbox.commands.run("cat; echo closed", background=True, stdin=True)
+    sandbox.commands.send_stdin(handle.pid, "last words\n")
+    sandbox.commands.close_stdin(handle.pid)
+    result = handle.wait()  # cat saw EOF
+    assert result.stdout == "last words\nclosed\n"
 
 
 def test_close_stdin_over_raw_connect_json(serve, sandbox):
