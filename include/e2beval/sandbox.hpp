@@ -75,6 +75,10 @@ public:
     // start, input_error for bad options. The session lives until kill(), its timeout or the end of this
     // process; this backend object lists it and finds it by id while it lives.
     virtual std::shared_ptr<Session> create_session(const SessionOptions& options = {}) = 0;
+    // Sessions like `options` (its limits and isolation) will be wanted: a backend with a pool of ready
+    // sessions starts filling it now, in the background, instead of after the first create_session() of this
+    // kind. A backend without one ignores it.
+    virtual void keep_sessions_ready(const SessionOptions& options) { (void)options; }
     virtual std::vector<SessionInfo> list_sessions() = 0;
     virtual std::shared_ptr<Session> find_session(const std::string& id) = 0;
 

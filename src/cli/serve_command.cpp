@@ -69,6 +69,13 @@ int serve_command(const ParsedArgs& args) {
     sandbox_options.python_executable = args.value("--python").value_or("");
     sandbox_options.python_info = require_working_python(chosen_python(args.value("--python")));
     sandbox_options.pool.enabled = false;  // sessions start their own agent; the pool serves one-shot runs
+    // Sandboxes started ahead of demand, so that a create is a hand-out; each costs an idle agent and Python
+    // kernel (docs/serve.md says how much). More than can be alive at once could never all be handed out.
+    sandbox_options.ready_sessions = whole_number(args, "--ready-sandboxes", 0, 10000, 1);
+    if (*sandbox_options.ready_sessions > options.admission.max_live_sandboxes)
+        throw usage_error("--ready-sandboxes " + std::to_string(*sandbox_options.ready_sessions) + " is more than --max-sandboxes " +
+                          std::to_string(options.admission.max_live_sandboxes) +
+                          ": the extra ones could never be handed out; raise --max-sandboxes or keep fewer ready");
     options.make_backend = [sandbox_options](std::shared_ptr<SessionRegistry> registry) mutable -> std::unique_ptr<Sandbox> {
         sandbox_options.sessions = std::move(registry);
         return std::make_unique<LocalSandbox>(sandbox_options);
@@ -103,6 +110,8 @@ Command make_serve_command() {
               {"--port", "PORT", "port to listen on (default 3000; 0 picks a free one, printed)"},
               {"--api-key", "KEY", "accept this API key (repeat for several); default: generate one and print it"},
               {"--max-sandboxes", "N", "most sandboxes alive at once; more creations get 429 (default 20)"},
+              {"--ready-sandboxes", "N",
+               "sandboxes kept started ahead of demand, so a create is a hand-out (default 1; 0 none; at most --max-sandboxes)"},
               {"--creation-rate", "PER_SECOND", "most sandbox creations per second; more get 429 (default 5)"},
               {"--max-body-mb", "MB", "largest request body, e.g. a file upload; larger get 413 (default 100)"},
               {"--max-connections", "N", "most open connections; more are answered 503 and closed (default 256)"},

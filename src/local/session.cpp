@@ -711,6 +711,11 @@ std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& opti
     return session;
 }
 
+void LocalSandbox::keep_sessions_ready(const SessionOptions& options) {
+    local::check_limits_and_environment(options.limits, options.env);
+    session_pool_->keep_ready(options);
+}
+
 std::vector<int> LocalSandbox::ready_session_pids() const { return session_pool_->ready_pids(); }
 
 std::vector<SessionInfo> LocalSandbox::list_sessions() { return sessions_->list(); }

@@ -172,6 +172,9 @@ struct Server::State {
         : io(1), acceptor(io), signals(io, SIGINT, SIGTERM) {
         auto registry = std::make_shared<SessionRegistry>();
         auto backend = server_options.make_backend(registry);
+        // The sandboxes a create asks for by default (no envs, no internet) are started before the first
+        // request, so that even the first Sandbox.create() is a hand-out (--ready-sandboxes sets how many).
+        backend->keep_sessions_ready(server_options.session_defaults);
         context = std::make_unique<ServerContext>(server_options, std::move(backend), std::move(registry));
         if (!server_options.tls_certificate_file.empty())
             tls.emplace(make_tls_context(server_options.tls_certificate_file, server_options.tls_private_key_file));

@@ -77,6 +77,8 @@ public:
     // sandbox_error when it cannot start, saying why. The session lives until kill(), its timeout, or the
     // end of this process, whichever comes first; it does not depend on this LocalSandbox object.
     std::shared_ptr<Session> create_session(const SessionOptions& options = {}) override;
+    // Starts filling the pool of ready sessions (LocalSandboxOptions::ready_sessions) for `options`' kind.
+    void keep_sessions_ready(const SessionOptions& options) override;
     // The live sessions in this sandbox's registry (LocalSandboxOptions::sessions), and one of them by id.
     std::vector<SessionInfo> list_sessions() override;
     std::shared_ptr<Session> find_session(const std::string& id) override;
