@@ -45,7 +45,10 @@ RESULT_TEXT_FIELDS = ("text", "html", "markdown", "svg", "png", "jpeg", "latex",
 RESULT_DROPPED_MARKER = "[e2beval: %s; the limits per cell are %d results, %d MiB of results and %d MiB per field]\n"
 ERROR_FIELD_CAP_BYTES = 1 << 20  # name, value and traceback of a cell's error
 CONTROL_LINE_CAP_BYTES = 64 << 20  # a longer line from a kernel's channel is no message of the kernel's
-LANGUAGES = {"python": "python", "py": "python", "python3": "python", "javascript": "javascript", "js": "javascript"}
+LANGUAGES = {"python": "python", "py": "python", "python3": "python", "javascript": "javascript", "js": "javascript",
+             "bash": "bash", "sh": "bash", "shell": "bash"}
+BASH = "/bin/bash"
+BASH_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # what bash can export
 FAILURE_KINDS = ("invalid", "not_found", "io", "unsupported", "internal")
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -464,6 +467,52 @@ JS_KERNEL = r'''
 '''
 
 
+# The bash kernel of one code context, run as `/bin/bash --norc --noprofile -c BASH_KERNEL bash <in fd> <out fd>`:
+# one bash process whose own shell runs every cell (`eval`), so what a cell changes in the shell — the working
+# directory (`cd`), variables, functions, aliases, options — is there for the next cell, as in E2B's bash
+# kernel (Jupyter's bash_kernel: one long-lived bash). A cell arrives as NUL-terminated fields (bash holds no
+# NUL, and reads them without any parser): the nonce, the execution count, the number of envs, then each env's
+# name and value, then the code. The kernel answers with the same JSON messages as the others: `started`, and
+# `done` with the exit status of the cell's last command as its error when it is not 0. Bash cannot mark its
+# control fds close-on-exec, so the cell's processes inherit them: like any cell's code (which can write the
+# kernel's channel), they can at most end or fill their own cell.
+BASH_KERNEL = r'''
+__e2beval_in=$1 __e2beval_out=$2
+set --
+# SIGINT reaches this shell only (its init forwards it to the program), never the command a cell waits for, and
+# bash runs its trap once that command ends: a cell that does not end within the interrupt's grace period is
+# ended by restarting the context (ContextRestarted). The trap only keeps the shell itself alive.
+trap : INT
+__e2beval_send() { printf '\n%s\n' "$1" >&"$__e2beval_out" || exit 0; }
+__e2beval_send '{"type":"started","cell":""}'
+while IFS= read -r -d '' __e2beval_cell <&"$__e2beval_in"; do
+  IFS= read -r -d '' __e2beval_count <&"$__e2beval_in" || exit 0
+  IFS= read -r -d '' __e2beval_envs <&"$__e2beval_in" || exit 0
+  __e2beval_restore=()
+  while (( __e2beval_envs-- > 0 )); do
+    IFS= read -r -d '' __e2beval_name <&"$__e2beval_in" || exit 0
+    IFS= read -r -d '' __e2beval_value <&"$__e2beval_in" || exit 0
+    # After the cell, each variable gets back what it was (E2B's bash kernel: export, then unset or reset).
+    if [[ -v $__e2beval_name ]]; then
+      __e2beval_restore+=("export $__e2beval_name=${!__e2beval_name@Q}")
+    else
+      __e2beval_restore+=("unset $__e2beval_name")
+    fi
+    export "$__e2beval_name=$__e2beval_value"
+  done
+  IFS= read -r -d '' __e2beval_code <&"$__e2beval_in" || exit 0
+  eval "$__e2beval_code"
+  __e2beval_status=$?
+  for __e2beval_line in "${__e2beval_restore[@]}"; do eval "$__e2beval_line"; done
+  if (( __e2beval_status == 0 )); then
+    __e2beval_send "{\"type\":\"done\",\"cell\":\"$__e2beval_cell\",\"error\":null}"
+  else
+    __e2beval_send "{\"type\":\"done\",\"cell\":\"$__e2beval_cell\",\"error\":{\"name\":\"ExitCode\",\"value\":\"$__e2beval_status\",\"traceback\":\"the cell's last command exited with status $__e2beval_status\\n\"}}"
+  fi
+done
+exit 0
+'''
+
 # ---------------------------------------------------------------------------------------------------------------
 class Failure(Exception):
     """A request that cannot be carried out; becomes a `failure` event."""
@@ -475,6 +524,17 @@ class Failure(Exception):
 
 class HostGone(Exception):
     """stdin reached EOF or stdout is broken: the session is over."""
+
+
+def check_bash_cell(code, envs):
+    """A bash cell's code and envs as bash can take them (a Failure otherwise): bash strings hold no NUL, and
+    bash exports only names of letters, digits and underscores."""
+    if "\0" in code:
+        raise Failure("invalid", "bash code cannot contain NUL characters (bash strings end at NUL); remove them")
+    for name in envs or {}:  # NUL in values is refused for every language (envs_field)
+        if not BASH_NAME.match(name):
+            raise Failure("invalid", "envs name %r cannot be a bash variable; use letters, digits and underscores, "
+                          "not starting with a digit" % name)
 
 
 def now_iso():
@@ -815,10 +875,15 @@ class Context:
         fds = (str(to_kernel_r), str(from_kernel_w))
         if self.language == "python":
             argv = [sys.executable, "-I", "-B", "-X", "utf8", "-c", PYTHON_KERNEL, *fds]
+        elif self.language == "bash":
+            argv = [BASH, "--norc", "--noprofile", "-c", BASH_KERNEL, "bash", *fds]
         else:
             argv = [self.agent.node, "-e", JS_KERNEL, *fds]
         try:
-            self.child = ChildProcess(self.agent, argv, cwd=self.cwd, env=self.agent.child_env(None),
+            # PWD: bash keeps a PWD that names its working directory, so `pwd` says /home/user, not /tmp, the
+            # directory that path links to (as E2B's kernels do).
+            self.child = ChildProcess(self.agent, argv, on_end=self.on_program_end, cwd=self.cwd,
+                                      env=self.agent.child_env({"PWD": self.cwd} if self.language == "bash" else None),
                                       stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
                                       pass_fds=(to_kernel_r, from_kernel_w))
             self.proc = self.child.proc
@@ -863,6 +928,14 @@ class Context:
         return self.proc is not None and self.proc.poll() is None and self.readers and self.readers[2].open
 
     def send(self, request):
+        if self.language == "bash":  # NUL-terminated fields, read by bash's `read -d ''` (see BASH_KERNEL)
+            envs = request["envs"] or {}
+            fields = [request["cell"], str(request["count"]), str(len(envs))]
+            for name, value in envs.items():
+                fields += [name, value]
+            fields.append(request["code"])
+            self.control_writer.write(b"".join(field.encode() + b"\0" for field in fields))
+            return
         self.control_writer.write((json.dumps(request) + "\n").encode())
 
     def drain_output(self):
@@ -905,6 +978,11 @@ class Context:
         if self.cell is not None:
             self.drain_output()
             self.cell.on_kernel_gone()
+
+    def on_program_end(self):
+        # The kernel's program ended. Its control channel says so too, unless processes the cell started hold
+        # it open (bash cannot keep its fds from them): then only this tells the running cell.
+        self.on_control_eof()
 
 
 class CellRun:
@@ -1262,6 +1340,8 @@ class Agent:
             proc.poll()
             if isinstance(owner, Command):
                 owner.on_program_status()
+            elif isinstance(owner, Context) and owner.proc is proc and self.isolation.steps is None:
+                owner.on_program_end()  # a host run: the Popen is the kernel itself, not its init
 
     def on_stdin(self, mask):
         try:
@@ -1434,8 +1514,11 @@ class Agent:
     def language_of(self, raw):
         language = LANGUAGES.get(raw.strip().lower()) if isinstance(raw, str) else None
         if language is None:
-            raise Failure("unsupported", "language %r is not supported; use \"python\" (py, python3) or "
-                          "\"javascript\" (js)" % (raw,))
+            raise Failure("unsupported", "language %r is not supported; use \"python\" (py, python3), "
+                          "\"javascript\" (js) or \"bash\" (sh, shell)" % (raw,))
+        if language == "bash" and not os.access(BASH, os.X_OK):
+            raise Failure("unsupported", "%s is not available in this sandbox, so bash contexts cannot run; use "
+                          "Python or JavaScript" % BASH)
         if language == "javascript" and self.node is None:
             raise Failure("unsupported", "node is not available in this sandbox (E2BEVAL_NODE is unset or does "
                           "not run), so JavaScript contexts cannot run; use Python or a host with node")
@@ -1466,7 +1549,11 @@ class Agent:
                               "default context of a language" % context_id)
         else:
             language = self.language_of("python" if language is None else language)
-            context = self.contexts.get(language) or self.new_context(language, language, self.home)
+            context = self.contexts.get(language)
+        if (language if context is None else context.language) == "bash":
+            check_bash_cell(code, envs)
+        if context is None:
+            context = self.new_context(language, language, self.home)
         cell = CellRun(self, request_id, context, timeout, code, envs)
         self.streaming[request_id] = cell
         context.waiting.append(cell)

@@ -161,3 +161,13 @@ def test_display_gives_results_besides_the_value_with_formats(serve):
     assert (table["isMainResult"], table["html"], table["json"]) == (False, "<b>t</b>", {"k": [1, 2]})
     assert table["formats"] == ["html", "json"]
     assert two["text"] == "two"  # as E2B's server gives text/plain: without the string's quotes
+
+
+def test_bash_cells_keep_their_shell_state(serve):
+    results = run_js(serve, "bash.mjs")
+    assert results["persisted"] == ["/home/user/here yes\n"]
+    assert (results["envs"], results["envsAfter"]) == (["bar\n"], ["default\n"])
+    assert results["context"] == {"language": "bash", "cwd": "/home/user"}
+    assert results["ownShell"] == ["/home/user none\n"]
+    assert results["failed"] == {"stdout": ["partial\n"], "error": {"name": "ExitCode", "value": "2"},
+                                 "stderrSaysWhy": True}

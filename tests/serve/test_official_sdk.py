@@ -46,6 +46,22 @@ def test_explicit_context_and_javascript(sandbox):
     assert sandbox.run_code("[1, 2].map(n => n * 21)", language="javascript").text == "[ 21, 42 ]"
 
 
+def test_bash_cells_and_contexts(sandbox):
+    # E2B's code interpreter runs bash cells in one long-lived shell per context (its bash kernel): `cd` and
+    # variables persist; envs hold for one cell; a non-zero exit status is the execution's error.
+    sandbox.run_code("cd /tmp && answer=42", language="bash")
+    assert sandbox.run_code("echo $PWD $answer", language="bash").logs.stdout == ["/tmp 42\n"]
+    assert sandbox.run_code("echo $FOO", language="bash", envs={"FOO": "bar"}).logs.stdout == ["bar\n"]
+    assert sandbox.run_code("echo ${FOO:-default}", language="bash").logs.stdout == ["default\n"]
+    context = sandbox.create_code_context(language="bash", cwd="/tmp")
+    assert (context.language, context.cwd) == ("bash", "/tmp")
+    assert context.id in [listed.id for listed in sandbox.list_code_contexts()]
+    error = sandbox.run_code("false", context=context).error
+    assert (error.name, error.value) == ("ExitCode", "1")
+    sandbox.restart_code_context(context)
+    assert sandbox.run_code("echo ${answer:-fresh}", context=context).logs.stdout == ["fresh\n"]
+
+
 def test_client_timeout_interrupts_the_cell_and_the_next_call_works(sandbox):
     # The official test_subsequent_execution_works_after_client_timeout: the SDK's timeout closes the
     # connection, the server interrupts the cell, the next call is served at once.
