@@ -46,7 +46,11 @@ RESULT_DROPPED_MARKER = "[e2beval: %s; the limits per cell are %d results, %d Mi
 ERROR_FIELD_CAP_BYTES = 1 << 20  # name, value and traceback of a cell's error
 CONTROL_LINE_CAP_BYTES = 64 << 20  # a longer line from a kernel's channel is no message of the kernel's
 LANGUAGES = {"python": "python", "py": "python", "python3": "python", "javascript": "javascript", "js": "javascript",
-             "bash": "bash", "sh": "bash", "shell": "bash"}
+             "typescript": "typescript", "ts": "typescript", "bash": "bash", "sh": "bash", "shell": "bash"}
+NODE_LANGUAGES = ("javascript", "typescript")  # run by the JavaScript kernel
+# TypeScript cells are JavaScript cells whose types node strips first (module.stripTypeScriptTypes, which
+# keeps every position, so line numbers hold): node 22.13 or 23.2 and later have it.
+TYPE_STRIPPING_NODE = ((22, 13), (23, 2))
 BASH = "/bin/bash"
 BASH_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # what bash can export
 FAILURE_KINDS = ("invalid", "not_found", "io", "unsupported", "internal")
@@ -294,6 +298,8 @@ JS_KERNEL = r'''
   const Module = require('module');
   const controlIn = Number(process.argv[1]);
   const controlOut = Number(process.argv[2]);
+  // A TypeScript context: each cell's types are stripped first (positions kept, so its lines stay).
+  const stripTypes = process.argv[3] === 'typescript' ? Module.stripTypeScriptTypes : null;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const inspect = util.inspect;
@@ -325,7 +331,8 @@ JS_KERNEL = r'''
   const dynamicImport = vm.constants ? vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER : undefined;
   const emitWarning = process.emitWarning;
   process.emitWarning = function (warning, ...rest) {
-    if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    const text = String(warning && warning.message ? warning.message : warning);
+    if (text.includes('USE_MAIN_CONTEXT_DEFAULT_LOADER') || text.includes('stripTypeScriptTypes')) return;
     return emitWarning.call(process, warning, ...rest);
   };
   process.argv.splice(1);
@@ -414,7 +421,7 @@ JS_KERNEL = r'''
     for (const name of Object.keys(envs)) { saved[name] = process.env[name]; process.env[name] = envs[name]; }
     let error = null, interrupted = false, timedOut = false;
     try {
-      const code = String(request.code);
+      const code = stripTypes === null ? String(request.code) : stripTypes(String(request.code));
       const scriptOptions = { filename: `<cell ${request.count}>` };
       if (dynamicImport !== undefined) scriptOptions.importModuleDynamically = dynamicImport;
       let script = null, syntaxError = null;
@@ -524,6 +531,15 @@ class Failure(Exception):
 
 class HostGone(Exception):
     """stdin reached EOF or stdout is broken: the session is over."""
+
+
+def node_strips_types(version):
+    """Whether node `version` ("v22.13.0") has module.stripTypeScriptTypes (see TYPE_STRIPPING_NODE)."""
+    found = re.match(r"v(\d+)\.(\d+)", version or "")
+    if not found:
+        return False
+    major, minor = int(found.group(1)), int(found.group(2))
+    return any(major == m and minor >= n for m, n in TYPE_STRIPPING_NODE) or major > TYPE_STRIPPING_NODE[-1][0]
 
 
 def check_bash_cell(code, envs):
@@ -878,7 +894,7 @@ class Context:
         elif self.language == "bash":
             argv = [BASH, "--norc", "--noprofile", "-c", BASH_KERNEL, "bash", *fds]
         else:
-            argv = [self.agent.node, "-e", JS_KERNEL, *fds]
+            argv = [self.agent.node, "-e", JS_KERNEL, *fds, self.language]
         try:
             # PWD: bash keeps a PWD that names its working directory, so `pwd` says /home/user, not /tmp, the
             # directory that path links to (as E2B's kernels do).
@@ -1012,7 +1028,7 @@ class CellRun:
         # The timeout counts from the request's arrival, as the host's own deadline does, also while the cell
         # waits for its context's previous cell.
         arrived = time.monotonic()
-        delay = JS_SIGINT_DELAY_SECONDS if context.language == "javascript" else 0.0
+        delay = JS_SIGINT_DELAY_SECONDS if context.language in NODE_LANGUAGES else 0.0
         self.sigint_at = arrived + timeout + delay if timeout else None
 
     @property
@@ -1515,13 +1531,17 @@ class Agent:
         language = LANGUAGES.get(raw.strip().lower()) if isinstance(raw, str) else None
         if language is None:
             raise Failure("unsupported", "language %r is not supported; use \"python\" (py, python3), "
-                          "\"javascript\" (js) or \"bash\" (sh, shell)" % (raw,))
+                          "\"javascript\" (js), \"typescript\" (ts) or \"bash\" (sh, shell)" % (raw,))
         if language == "bash" and not os.access(BASH, os.X_OK):
             raise Failure("unsupported", "%s is not available in this sandbox, so bash contexts cannot run; use "
                           "Python or JavaScript" % BASH)
-        if language == "javascript" and self.node is None:
+        if language in NODE_LANGUAGES and self.node is None:
             raise Failure("unsupported", "node is not available in this sandbox (E2BEVAL_NODE is unset or does "
                           "not run), so JavaScript contexts cannot run; use Python or a host with node")
+        if language == "typescript" and not node_strips_types(self.node_version):
+            raise Failure("unsupported", "TypeScript cells need node 22.13 or later (its type stripping, "
+                          "module.stripTypeScriptTypes); this sandbox's node is %s: set E2BEVAL_NODE to a newer "
+                          "node, or run the code as JavaScript" % self.node_version)
         return language
 
     def new_context(self, context_id, language, cwd):

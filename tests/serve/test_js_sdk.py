@@ -171,3 +171,9 @@ def test_bash_cells_keep_their_shell_state(serve):
     assert results["ownShell"] == ["/home/user none\n"]
     assert results["failed"] == {"stdout": ["partial\n"], "error": {"name": "ExitCode", "value": "2"},
                                  "stderrSaysWhy": True}
+
+
+def test_typescript_cells(serve):
+    results = run_js(serve, "typescript.mjs")
+    assert results["product"] == {"text": "42", "error": None}
+    assert results["contextLanguage"] == "typescript"

@@ -62,6 +62,13 @@ def test_bash_cells_and_contexts(sandbox):
     assert sandbox.run_code("echo ${answer:-fresh}", context=context).logs.stdout == ["fresh\n"]
 
 
+def test_typescript_cells(sandbox):
+    # The server's node is setup's Node 22 (scripts/env.sh puts it first on PATH), which strips types.
+    sandbox.run_code("const answer: number = 42", language="typescript")
+    assert sandbox.run_code("answer as number", language="ts").text == "42"
+    assert sandbox.create_code_context(language="ts").language == "typescript"
+
+
 def test_client_timeout_interrupts_the_cell_and_the_next_call_works(sandbox):
     # The official test_subsequent_execution_works_after_client_timeout: the SDK's timeout closes the
     # connection, the server interrupts the cell, the next call is served at once.
