@@ -45,7 +45,14 @@ RESULT_TEXT_FIELDS = ("text", "html", "markdown", "svg", "png", "jpeg", "latex",
 RESULT_DROPPED_MARKER = "[e2beval: %s; the limits per cell are %d results, %d MiB of results and %d MiB per field]\n"
 ERROR_FIELD_CAP_BYTES = 1 << 20  # name, value and traceback of a cell's error
 CONTROL_LINE_CAP_BYTES = 64 << 20  # a longer line from a kernel's channel is no message of the kernel's
-LANGUAGES = {"python": "python", "py": "python", "python3": "python", "javascript": "javascript", "js": "javascript"}
+LANGUAGES = {"python": "python", "py": "python", "python3": "python", "javascript": "javascript", "js": "javascript",
+             "typescript": "typescript", "ts": "typescript", "bash": "bash", "sh": "bash", "shell": "bash"}
+NODE_LANGUAGES = ("javascript", "typescript")  # run by the JavaScript kernel
+# TypeScript cells are JavaScript cells whose types node strips first (module.stripTypeScriptTypes, which
+# keeps every position, so line numbers hold): node 22.13 or 23.2 and later have it.
+TYPE_STRIPPING_NODE = ((22, 13), (23, 2))
+BASH = "/bin/bash"
+BASH_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # what bash can export
 FAILURE_KINDS = ("invalid", "not_found", "io", "unsupported", "internal")
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -291,6 +298,8 @@ JS_KERNEL = r'''
   const Module = require('module');
   const controlIn = Number(process.argv[1]);
   const controlOut = Number(process.argv[2]);
+  // A TypeScript context: each cell's types are stripped first (positions kept, so its lines stay).
+  const stripTypes = process.argv[3] === 'typescript' ? Module.stripTypeScriptTypes : null;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const inspect = util.inspect;
@@ -322,7 +331,8 @@ JS_KERNEL = r'''
   const dynamicImport = vm.constants ? vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER : undefined;
   const emitWarning = process.emitWarning;
   process.emitWarning = function (warning, ...rest) {
-    if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    const text = String(warning && warning.message ? warning.message : warning);
+    if (text.includes('USE_MAIN_CONTEXT_DEFAULT_LOADER') || text.includes('stripTypeScriptTypes')) return;
     return emitWarning.call(process, warning, ...rest);
   };
   process.argv.splice(1);
@@ -411,7 +421,7 @@ JS_KERNEL = r'''
     for (const name of Object.keys(envs)) { saved[name] = process.env[name]; process.env[name] = envs[name]; }
     let error = null, interrupted = false, timedOut = false;
     try {
-      const code = String(request.code);
+      const code = stripTypes === null ? String(request.code) : stripTypes(String(request.code));
       const scriptOptions = { filename: `<cell ${request.count}>` };
       if (dynamicImport !== undefined) scriptOptions.importModuleDynamically = dynamicImport;
       let script = null, syntaxError = null;
@@ -464,6 +474,52 @@ JS_KERNEL = r'''
 '''
 
 
+# The bash kernel of one code context, run as `/bin/bash --norc --noprofile -c BASH_KERNEL bash <in fd> <out fd>`:
+# one bash process whose own shell runs every cell (`eval`), so what a cell changes in the shell — the working
+# directory (`cd`), variables, functions, aliases, options — is there for the next cell, as in E2B's bash
+# kernel (Jupyter's bash_kernel: one long-lived bash). A cell arrives as NUL-terminated fields (bash holds no
+# NUL, and reads them without any parser): the nonce, the execution count, the number of envs, then each env's
+# name and value, then the code. The kernel answers with the same JSON messages as the others: `started`, and
+# `done` with the exit status of the cell's last command as its error when it is not 0. Bash cannot mark its
+# control fds close-on-exec, so the cell's processes inherit them: like any cell's code (which can write the
+# kernel's channel), they can at most end or fill their own cell.
+BASH_KERNEL = r'''
+__e2beval_in=$1 __e2beval_out=$2
+set --
+# SIGINT reaches this shell only (its init forwards it to the program), never the command a cell waits for, and
+# bash runs its trap once that command ends: a cell that does not end within the interrupt's grace period is
+# ended by restarting the context (ContextRestarted). The trap only keeps the shell itself alive.
+trap : INT
+__e2beval_send() { printf '\n%s\n' "$1" >&"$__e2beval_out" || exit 0; }
+__e2beval_send '{"type":"started","cell":""}'
+while IFS= read -r -d '' __e2beval_cell <&"$__e2beval_in"; do
+  IFS= read -r -d '' __e2beval_count <&"$__e2beval_in" || exit 0
+  IFS= read -r -d '' __e2beval_envs <&"$__e2beval_in" || exit 0
+  __e2beval_restore=()
+  while (( __e2beval_envs-- > 0 )); do
+    IFS= read -r -d '' __e2beval_name <&"$__e2beval_in" || exit 0
+    IFS= read -r -d '' __e2beval_value <&"$__e2beval_in" || exit 0
+    # After the cell, each variable gets back what it was (E2B's bash kernel: export, then unset or reset).
+    if [[ -v $__e2beval_name ]]; then
+      __e2beval_restore+=("export $__e2beval_name=${!__e2beval_name@Q}")
+    else
+      __e2beval_restore+=("unset $__e2beval_name")
+    fi
+    export "$__e2beval_name=$__e2beval_value"
+  done
+  IFS= read -r -d '' __e2beval_code <&"$__e2beval_in" || exit 0
+  eval "$__e2beval_code"
+  __e2beval_status=$?
+  for __e2beval_line in "${__e2beval_restore[@]}"; do eval "$__e2beval_line"; done
+  if (( __e2beval_status == 0 )); then
+    __e2beval_send "{\"type\":\"done\",\"cell\":\"$__e2beval_cell\",\"error\":null}"
+  else
+    __e2beval_send "{\"type\":\"done\",\"cell\":\"$__e2beval_cell\",\"error\":{\"name\":\"ExitCode\",\"value\":\"$__e2beval_status\",\"traceback\":\"the cell's last command exited with status $__e2beval_status\\n\"}}"
+  fi
+done
+exit 0
+'''
+
 # ---------------------------------------------------------------------------------------------------------------
 class Failure(Exception):
     """A request that cannot be carried out; becomes a `failure` event."""
@@ -475,6 +531,26 @@ class Failure(Exception):
 
 class HostGone(Exception):
     """stdin reached EOF or stdout is broken: the session is over."""
+
+
+def node_strips_types(version):
+    """Whether node `version` ("v22.13.0") has module.stripTypeScriptTypes (see TYPE_STRIPPING_NODE)."""
+    found = re.match(r"v(\d+)\.(\d+)", version or "")
+    if not found:
+        return False
+    major, minor = int(found.group(1)), int(found.group(2))
+    return any(major == m and minor >= n for m, n in TYPE_STRIPPING_NODE) or major > TYPE_STRIPPING_NODE[-1][0]
+
+
+def check_bash_cell(code, envs):
+    """A bash cell's code and envs as bash can take them (a Failure otherwise): bash strings hold no NUL, and
+    bash exports only names of letters, digits and underscores."""
+    if "\0" in code:
+        raise Failure("invalid", "bash code cannot contain NUL characters (bash strings end at NUL); remove them")
+    for name in envs or {}:  # NUL in values is refused for every language (envs_field)
+        if not BASH_NAME.match(name):
+            raise Failure("invalid", "envs name %r cannot be a bash variable; use letters, digits and underscores, "
+                          "not starting with a digit" % name)
 
 
 def now_iso():
@@ -815,10 +891,15 @@ class Context:
         fds = (str(to_kernel_r), str(from_kernel_w))
         if self.language == "python":
             argv = [sys.executable, "-I", "-B", "-X", "utf8", "-c", PYTHON_KERNEL, *fds]
+        elif self.language == "bash":
+            argv = [BASH, "--norc", "--noprofile", "-c", BASH_KERNEL, "bash", *fds]
         else:
-            argv = [self.agent.node, "-e", JS_KERNEL, *fds]
+            argv = [self.agent.node, "-e", JS_KERNEL, *fds, self.language]
         try:
-            self.child = ChildProcess(self.agent, argv, cwd=self.cwd, env=self.agent.child_env(None),
+            # PWD: bash keeps a PWD that names its working directory, so `pwd` says /home/user, not /tmp, the
+            # directory that path links to (as E2B's kernels do).
+            self.child = ChildProcess(self.agent, argv, on_end=self.on_program_end, cwd=self.cwd,
+                                      env=self.agent.child_env({"PWD": self.cwd} if self.language == "bash" else None),
                                       stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
                                       pass_fds=(to_kernel_r, from_kernel_w))
             self.proc = self.child.proc
@@ -863,6 +944,14 @@ class Context:
         return self.proc is not None and self.proc.poll() is None and self.readers and self.readers[2].open
 
     def send(self, request):
+        if self.language == "bash":  # NUL-terminated fields, read by bash's `read -d ''` (see BASH_KERNEL)
+            envs = request["envs"] or {}
+            fields = [request["cell"], str(request["count"]), str(len(envs))]
+            for name, value in envs.items():
+                fields += [name, value]
+            fields.append(request["code"])
+            self.control_writer.write(b"".join(field.encode() + b"\0" for field in fields))
+            return
         self.control_writer.write((json.dumps(request) + "\n").encode())
 
     def drain_output(self):
@@ -906,6 +995,11 @@ class Context:
             self.drain_output()
             self.cell.on_kernel_gone()
 
+    def on_program_end(self):
+        # The kernel's program ended. Its control channel says so too, unless processes the cell started hold
+        # it open (bash cannot keep its fds from them): then only this tells the running cell.
+        self.on_control_eof()
+
 
 class CellRun:
     """The state of one run_code request while it streams: waiting for its context (cells of one context run
@@ -934,7 +1028,7 @@ class CellRun:
         # The timeout counts from the request's arrival, as the host's own deadline does, also while the cell
         # waits for its context's previous cell.
         arrived = time.monotonic()
-        delay = JS_SIGINT_DELAY_SECONDS if context.language == "javascript" else 0.0
+        delay = JS_SIGINT_DELAY_SECONDS if context.language in NODE_LANGUAGES else 0.0
         self.sigint_at = arrived + timeout + delay if timeout else None
 
     @property
@@ -1262,6 +1356,8 @@ class Agent:
             proc.poll()
             if isinstance(owner, Command):
                 owner.on_program_status()
+            elif isinstance(owner, Context) and owner.proc is proc and self.isolation.steps is None:
+                owner.on_program_end()  # a host run: the Popen is the kernel itself, not its init
 
     def on_stdin(self, mask):
         try:
@@ -1434,11 +1530,18 @@ class Agent:
     def language_of(self, raw):
         language = LANGUAGES.get(raw.strip().lower()) if isinstance(raw, str) else None
         if language is None:
-            raise Failure("unsupported", "language %r is not supported; use \"python\" (py, python3) or "
-                          "\"javascript\" (js)" % (raw,))
-        if language == "javascript" and self.node is None:
+            raise Failure("unsupported", "language %r is not supported; use \"python\" (py, python3), "
+                          "\"javascript\" (js), \"typescript\" (ts) or \"bash\" (sh, shell)" % (raw,))
+        if language == "bash" and not os.access(BASH, os.X_OK):
+            raise Failure("unsupported", "%s is not available in this sandbox, so bash contexts cannot run; use "
+                          "Python or JavaScript" % BASH)
+        if language in NODE_LANGUAGES and self.node is None:
             raise Failure("unsupported", "node is not available in this sandbox (E2BEVAL_NODE is unset or does "
                           "not run), so JavaScript contexts cannot run; use Python or a host with node")
+        if language == "typescript" and not node_strips_types(self.node_version):
+            raise Failure("unsupported", "TypeScript cells need node 22.13 or later (its type stripping, "
+                          "module.stripTypeScriptTypes); this sandbox's node is %s: set E2BEVAL_NODE to a newer "
+                          "node, or run the code as JavaScript" % self.node_version)
         return language
 
     def new_context(self, context_id, language, cwd):
@@ -1466,7 +1569,11 @@ class Agent:
                               "default context of a language" % context_id)
         else:
             language = self.language_of("python" if language is None else language)
-            context = self.contexts.get(language) or self.new_context(language, language, self.home)
+            context = self.contexts.get(language)
+        if (language if context is None else context.language) == "bash":
+            check_bash_cell(code, envs)
+        if context is None:
+            context = self.new_context(language, language, self.home)
         cell = CellRun(self, request_id, context, timeout, code, envs)
         self.streaming[request_id] = cell
         context.waiting.append(cell)

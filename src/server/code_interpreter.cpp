@@ -30,13 +30,28 @@ std::string sandbox_error_line(const std::string& message) {
     return ndjson({{"type", "error"}, {"name", "SandboxError"}, {"value", message}, {"traceback", ""}});
 }
 
+// A result's text as E2B's server gives it: it takes a kernel's text/plain and drops one pair of quotes around
+// it, so a cell ending in the string 'hi' has the text `hi`, not the repr `'hi'` the session reports (SDK users
+// compare `execution.text` with the string itself). Only a pair: a text that merely starts with a quote stays.
+void unquote_text(json::object& result) {
+    auto* text = result.if_contains("text");
+    if (!text || !text->is_string()) return;
+    const std::string_view view = text->as_string();
+    if (view.size() >= 2 && (view.front() == '\'' || view.front() == '"') && view.back() == view.front())
+        *text = view.substr(1, view.size() - 2);
+}
+
 // A session event as the line E2B's server sends, or nothing for the events it has no line for.
 std::optional<json::object> execute_line(json::object event) {
     event.erase("id");
     const auto* type = event.if_contains("type");
     if (!type || !type->is_string()) return std::nullopt;
     const auto& name = type->as_string();
-    if (name == "stdout" || name == "stderr" || name == "result" || name == "error" || name == "number_of_executions")
+    if (name == "result") {
+        unquote_text(event);
+        return event;
+    }
+    if (name == "stdout" || name == "stderr" || name == "error" || name == "number_of_executions")
         return event;
     return std::nullopt;  // "timeout": /execute has no cell limit of its own, the client's timeout closes the connection
 }

@@ -84,7 +84,7 @@ def test_files_write_read_list(serve):
                                {"name": "notes.txt", "type": "file", "size": 13}]
     assert results["exists"] == {"present": True, "absent": False}
     assert results["missing"]["error"]["class"] == "FileNotFoundError", results["missing"]
-    assert results["seenByCode"] == "'hello from js'"
+    assert results["seenByCode"] == "hello from js"  # E2B gives a string's text without its quotes
 
 
 def test_control_plane_list_info_timeout_connect_kill(serve):
@@ -144,3 +144,31 @@ def test_watch_dir(serve):
     results = run_js(serve, "watch_dir.mjs")
     assert {"name": "new.txt", "type": "write"} in results["events"] or \
            {"name": "new.txt", "type": "create"} in results["events"], results["events"]
+
+
+def test_display_gives_results_besides_the_value_with_formats(serve):
+    results = run_js(serve, "display.mjs")
+    assert results["shown"]["results"] == [
+        {"text": "{'a': 1}", "isMainResult": False, "formats": [], "extra": {}},
+        {"text": "5", "isMainResult": True, "formats": [], "extra": {}}]
+    assert results["shown"]["text"] == "5"
+    table, two = results["rich"]
+    assert (table["isMainResult"], table["html"], table["json"]) == (False, "<b>t</b>", {"k": [1, 2]})
+    assert table["formats"] == ["html", "json"]
+    assert two["text"] == "two"  # as E2B's server gives text/plain: without the string's quotes
+
+
+def test_bash_cells_keep_their_shell_state(serve):
+    results = run_js(serve, "bash.mjs")
+    assert results["persisted"] == ["/home/user/here yes\n"]
+    assert (results["envs"], results["envsAfter"]) == (["bar\n"], ["default\n"])
+    assert results["context"] == {"language": "bash", "cwd": "/home/user"}
+    assert results["ownShell"] == ["/home/user none\n"]
+    assert results["failed"] == {"stdout": ["partial\n"], "error": {"name": "ExitCode", "value": "2"},
+                                 "stderrSaysWhy": True}
+
+
+def test_typescript_cells(serve):
+    results = run_js(serve, "typescript.mjs")
+    assert results["product"] == {"text": "42", "error": None}
+    assert results["contextLanguage"] == "typescript"

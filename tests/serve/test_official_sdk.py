@@ -25,13 +25,48 @@ def test_run_code_keeps_state_and_reports_results_and_errors(sandbox):
     assert sandbox.run_code("x").text == "41"  # the context survived its error
 
 
+def test_display_results_and_string_text(sandbox):
+    # display() gives a result of its own before the cell's value, each with is_main_result as E2B's server
+    # sends it; a string's text has no quotes (E2B drops the pair around text/plain), other texts are reprs.
+    execution = sandbox.run_code("display({'a': 1})\n'two'")
+    assert [(result.text, result.is_main_result) for result in execution.results] == [("{'a': 1}", False),
+                                                                                     ("two", True)]
+    assert execution.text == "two"
+    shown = sandbox.run_code("class T:\n    def _repr_html_(self): return '<b>t</b>'\ndisplay(T())").results
+    assert len(shown) == 1 and shown[0].html == "<b>t</b>" and shown[0].formats() == ["text", "html"]
+    assert sandbox.run_code("'it' + \"'s\"").text == "it's"
+
+
 def test_explicit_context_and_javascript(sandbox):
     context = sandbox.create_code_context()
     sandbox.run_code("y = 'mine'", context=context)
-    assert sandbox.run_code("y", context=context).text == "'mine'"
+    assert sandbox.run_code("y", context=context).text == "mine"
     assert sandbox.run_code("'y' in globals()").text == "False"  # the default context is another one
     assert context.id in [listed.id for listed in sandbox.list_code_contexts()]
     assert sandbox.run_code("[1, 2].map(n => n * 21)", language="javascript").text == "[ 21, 42 ]"
+
+
+def test_bash_cells_and_contexts(sandbox):
+    # E2B's code interpreter runs bash cells in one long-lived shell per context (its bash kernel): `cd` and
+    # variables persist; envs hold for one cell; a non-zero exit status is the execution's error.
+    sandbox.run_code("cd /tmp && answer=42", language="bash")
+    assert sandbox.run_code("echo $PWD $answer", language="bash").logs.stdout == ["/tmp 42\n"]
+    assert sandbox.run_code("echo $FOO", language="bash", envs={"FOO": "bar"}).logs.stdout == ["bar\n"]
+    assert sandbox.run_code("echo ${FOO:-default}", language="bash").logs.stdout == ["default\n"]
+    context = sandbox.create_code_context(language="bash", cwd="/tmp")
+    assert (context.language, context.cwd) == ("bash", "/tmp")
+    assert context.id in [listed.id for listed in sandbox.list_code_contexts()]
+    error = sandbox.run_code("false", context=context).error
+    assert (error.name, error.value) == ("ExitCode", "1")
+    sandbox.restart_code_context(context)
+    assert sandbox.run_code("echo ${answer:-fresh}", context=context).logs.stdout == ["fresh\n"]
+
+
+def test_typescript_cells(sandbox):
+    # The server's node is setup's Node 22 (scripts/env.sh puts it first on PATH), which strips types.
+    sandbox.run_code("const answer: number = 42", language="typescript")
+    assert sandbox.run_code("answer as number", language="ts").text == "42"
+    assert sandbox.create_code_context(language="ts").language == "typescript"
 
 
 def test_client_timeout_interrupts_the_cell_and_the_next_call_works(sandbox):
@@ -55,7 +90,7 @@ def test_commands_run_streams_output(sandbox):
 def test_files_write_and_read(sandbox):
     sandbox.files.write("/home/user/data.txt", "hello")
     assert sandbox.files.read("/home/user/data.txt") == "hello"
-    assert sandbox.run_code("open('/home/user/data.txt').read()").text == "'hello'"
+    assert sandbox.run_code("open('/home/user/data.txt').read()").text == "hello"
     # A path that climbs out stays inside the sandbox (its root is not the host's).
     sandbox.files.write("/home/user/../../tmp/inside.txt", "inside")
     assert sandbox.files.read("/tmp/inside.txt") == "inside"
