@@ -38,6 +38,11 @@ int serve_command(const ParsedArgs& args) {
     options.host = args.value("--host").value_or("127.0.0.1");
     options.port = static_cast<std::uint16_t>(whole_number(args, "--port", 0, 65535, 3000));
     options.admission.max_live_sandboxes = whole_number(args, "--max-sandboxes", 1, 10000, 20);
+    // Defaults of every sandbox: its lifetime when a create names none (the SDKs always name one, 300 s by
+    // default; raw API clients may not), and its memory (the whole sandbox: agent, kernels, commands, tmpfs files).
+    options.default_timeout = std::chrono::seconds(whole_number(args, "--default-timeout", 1, 86400, options.default_timeout.count()));
+    options.session_defaults.limits.memory_bytes =
+        whole_number(args, "--memory-mb", 128, 1 << 20, options.session_defaults.limits.memory_bytes >> 20) << 20;
     if (args.value("--creation-rate")) options.admission.creations_per_second = *args.number("--creation-rate");
     options.max_body_bytes = whole_number(args, "--max-body-mb", 1, 4096, 100) << 20;
     options.max_connections = whole_number(args, "--max-connections", 1, 100000, options.max_connections);
@@ -110,6 +115,8 @@ Command make_serve_command() {
               {"--port", "PORT", "port to listen on (default 3000; 0 picks a free one, printed)"},
               {"--api-key", "KEY", "accept this API key (repeat for several); default: generate one and print it"},
               {"--max-sandboxes", "N", "most sandboxes alive at once; more creations get 429 (default 20)"},
+              {"--default-timeout", "SECONDS", "a sandbox's lifetime when its create names none (default 300)"},
+              {"--memory-mb", "MB", "memory of each sandbox, its processes and workspace files together (default 1024)"},
               {"--ready-sandboxes", "N",
                "sandboxes kept started ahead of demand, so a create is a hand-out (default 1; 0 none; at most --max-sandboxes)"},
               {"--creation-rate", "PER_SECOND", "most sandbox creations per second; more get 429 (default 5)"},
