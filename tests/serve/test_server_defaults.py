@@ -1,5 +1,6 @@
 """`e2beval serve --default-timeout S --memory-mb MB`: the lifetime of a sandbox whose create names none, and the
 memory of every sandbox (docs/serve.md, "Limits")."""
+
 import httpx
 from e2b_code_interpreter import Sandbox
 
