@@ -39,6 +39,20 @@ Plan plan_envd(ServerContext& context, Exchange& exchange, const std::shared_ptr
     return error_response(http::status::not_found, "no such route on envd: " + path);
 }
 
+Plan plan_unary_connect_call(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view name,
+                             UnaryConnectCall handler) {
+    if (exchange.request().method() != http::verb::post)
+        return connect_error("invalid_argument", std::string(name) + " is called with POST");
+    if (exchange.request()[http::field::content_type].starts_with("application/connect+"))
+        return connect_error("invalid_argument",
+                             std::string(name) + " is a unary call: send it as application/json, not enveloped");
+    auto message = connect_request_message(exchange.request());
+    if (auto* problem = std::get_if<std::string>(&message)) return connect_error("invalid_argument", *problem);
+    return std::function<Response()>([handler, sandbox, request = std::get<boost::json::object>(std::move(message))] {
+        return handler(sandbox, request);
+    });
+}
+
 boost::asio::awaitable<void> serve_envd(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox) {
     auto plan = plan_envd(context, exchange, sandbox);
     if (!std::holds_alternative<Streaming>(plan)) co_await carry_out(context, exchange, std::move(plan));

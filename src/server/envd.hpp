@@ -36,4 +36,11 @@ boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchang
 boost::asio::awaitable<void> serve_process_connect(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);
 // process.Process's unary calls (List, SendInput, SendSignal, CloseStdin) are in envd_process_calls.hpp.
 
+// A unary Connect call's handler: the sandbox and the request message in, the answer out.
+using UnaryConnectCall = Response (*)(const std::shared_ptr<ServedSandbox>&, const boost::json::object&);
+// The plan of a unary Connect call: the request is checked (POST, a JSON body, not enveloped) and parsed, then
+// `handler` runs on a thread of its own. `name` ("process.Process/List") names the call in error messages.
+Plan plan_unary_connect_call(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view name,
+                             UnaryConnectCall handler);  // envd.cpp
+
 }  // namespace e2beval::server

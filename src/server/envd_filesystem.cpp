@@ -70,7 +70,7 @@ std::variant<json::object, Response> connect_session_call(const std::shared_ptr<
 namespace {
 
 // Each call: the request message to an answer, on a call thread (session calls block).
-using Call = Response (*)(const std::shared_ptr<ServedSandbox>&, const json::object&);
+using Call = UnaryConnectCall;
 
 Response answer(std::variant<json::object, Response> reply, json::object (*to_message)(const json::object&)) {
     if (auto* failure = std::get_if<Response>(&reply)) return std::move(*failure);
@@ -136,16 +136,7 @@ Call call_named(std::string_view method) {
 std::optional<Plan> plan_filesystem(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method) {
     const auto call = call_named(method);
     if (!call) return std::nullopt;
-    if (exchange.request().method() != http::verb::post)
-        return connect_error("invalid_argument", "filesystem.Filesystem/" + std::string(method) + " is called with POST");
-    if (exchange.request()[http::field::content_type].starts_with("application/connect+"))
-        return connect_error("invalid_argument", "filesystem.Filesystem/" + std::string(method) +
-                                                     " is a unary call: send it as application/json, not enveloped");
-    auto message = connect_request_message(exchange.request());
-    if (auto* problem = std::get_if<std::string>(&message)) return connect_error("invalid_argument", *problem);
-    return std::function<Response()>([call, sandbox, request = std::get<json::object>(std::move(message))] {
-        return call(sandbox, request);
-    });
+    return plan_unary_connect_call(exchange, std::move(sandbox), "filesystem.Filesystem/" + std::string(method), call);
 }
 
 }  // namespace e2beval::server

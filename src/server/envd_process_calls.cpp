@@ -5,6 +5,7 @@
 
 #include "core/base64.hpp"
 #include "server/connect_protocol.hpp"
+#include "server/envd.hpp"
 #include "server/sandbox_store.hpp"
 #include "server/session_failures.hpp"
 
@@ -135,7 +136,7 @@ Response close_stdin(const std::shared_ptr<ServedSandbox>& sandbox, const json::
     return empty_ok();
 }
 
-using Call = Response (*)(const std::shared_ptr<ServedSandbox>&, const json::object&);
+using Call = UnaryConnectCall;
 
 Call call_named(std::string_view method) {
     if (method == "List") return list;
@@ -150,16 +151,7 @@ Call call_named(std::string_view method) {
 std::optional<Plan> plan_process_call(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method) {
     const auto call = call_named(method);
     if (!call) return std::nullopt;
-    if (exchange.request().method() != http::verb::post)
-        return connect_error("invalid_argument", "process.Process/" + std::string(method) + " is called with POST");
-    if (exchange.request()[http::field::content_type].starts_with("application/connect+"))
-        return connect_error("invalid_argument", "process.Process/" + std::string(method) +
-                                                     " is a unary call: send it as application/json, not enveloped");
-    auto message = connect_request_message(exchange.request());
-    if (auto* problem = std::get_if<std::string>(&message)) return connect_error("invalid_argument", *problem);
-    return std::function<Response()>([call, sandbox, request = std::get<json::object>(std::move(message))] {
-        return call(sandbox, request);
-    });
+    return plan_unary_connect_call(exchange, std::move(sandbox), "process.Process/" + std::string(method), call);
 }
 
 std::variant<std::int64_t, Response> running_process_pid(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {

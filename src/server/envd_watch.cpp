@@ -83,7 +83,7 @@ Response remove_watcher(const std::shared_ptr<ServedSandbox>& sandbox, const jso
     return json_response(http::status::ok, json::object{});
 }
 
-using Call = Response (*)(const std::shared_ptr<ServedSandbox>&, const json::object&);
+using Call = UnaryConnectCall;
 
 Call call_named(std::string_view method) {
     if (method == "CreateWatcher") return create_watcher;
@@ -176,16 +176,7 @@ std::chrono::milliseconds keepalive_interval(std::string_view seconds) {
 std::optional<Plan> plan_watcher_call(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method) {
     const auto call = call_named(method);
     if (!call) return std::nullopt;
-    if (exchange.request().method() != http::verb::post)
-        return connect_error("invalid_argument", "filesystem.Filesystem/" + std::string(method) + " is called with POST");
-    if (exchange.request()[http::field::content_type].starts_with("application/connect+"))
-        return connect_error("invalid_argument", "filesystem.Filesystem/" + std::string(method) +
-                                                     " is a unary call: send it as application/json, not enveloped");
-    auto message = connect_request_message(exchange.request());
-    if (auto* problem = std::get_if<std::string>(&message)) return connect_error("invalid_argument", *problem);
-    return std::function<Response()>([call, sandbox, request = std::get<json::object>(std::move(message))] {
-        return call(sandbox, request);
-    });
+    return plan_unary_connect_call(exchange, std::move(sandbox), "filesystem.Filesystem/" + std::string(method), call);
 }
 
 boost::asio::awaitable<void> serve_watch_dir(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox) {
