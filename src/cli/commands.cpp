@@ -117,6 +117,7 @@ Profile profile_option(const ParsedArgs& args) {
     if (auto seconds = args.number("--cpu")) limits.cpu_time = std::chrono::milliseconds(static_cast<long long>(*seconds * 1000));
     if (auto megabytes = args.number("--memory")) limits.memory_bytes = static_cast<std::uint64_t>(*megabytes * kMiB);
     if (auto processes = args.number("--pids")) limits.max_processes = static_cast<std::uint32_t>(*processes);
+    if (auto cpus = args.number("--cpus")) limits.cpus = *cpus;
     if (auto bytes = args.number("--output-limit")) limits.output_bytes = static_cast<std::uint64_t>(*bytes);
     if (args.flag("--network")) profile.isolation.network = true;
     if (const auto mode = args.value("--seccomp")) {
@@ -146,6 +147,7 @@ const std::vector<OptionSpec> kSandboxOptions = {
     {"--cpu", "SECONDS", "cpu-time limit per execution, all processes together (default 5)"},
     {"--memory", "MB", "memory limit per execution (default 256)"},
     {"--pids", "N", "most processes at once (default 64)"},
+    {"--cpus", "N", "CPUs' worth of time the program may use at once, a cgroup CPU quota (default: no cap; 0.5 is half a CPU)"},
     {"--output-limit", "BYTES", "most bytes kept per output stream; more kills the program (default 1048576)"},
     {"--network", "", "let the code use the host's network (off by default: no network at all)"},
     {"--seccomp", "MODE", "denied system calls: deny (fail with EPERM, default) or kill (end the sandbox)"},

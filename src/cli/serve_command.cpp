@@ -6,6 +6,8 @@
 #include "cli/commands.hpp"
 #include "cli/python_interpreter.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "local/cgroup.hpp"
+#include "local/local_settings.hpp"
 #include "server/auth.hpp"
 #include "server/server.hpp"
 
@@ -27,6 +29,35 @@ unsigned long whole_number(const ParsedArgs& args, const std::string& name, unsi
     return value;
 }
 
+// Every sandbox's CPU cap (a CPU quota on its cgroup): one CPU by default, like the `cpuCount` the server
+// reports, so one busy sandbox cannot starve the others or the server. An explicit --cpus the host cannot
+// enforce is refused; the default on such a host is no cap, said out loud at start-up.
+double sandbox_cpus(const ParsedArgs& args) {
+    if (const auto text = args.value("--cpus")) {
+        const auto refuse = [&] {
+            return usage_error("--cpus expects a number of CPUs from 0.01 to 4096 (0.5 is half of one), or 0 for no cap; got '" +
+                               *text + "'");
+        };
+        double cpus = -1;
+        try {
+            std::size_t used = 0;
+            cpus = std::stod(*text, &used);
+            if (used != text->size()) throw refuse();
+        } catch (const std::logic_error&) {  // stod's invalid_argument and out_of_range
+            throw refuse();
+        }
+        if (!(cpus >= 0) || cpus > 4096 || (cpus > 0 && cpus < 0.01)) throw refuse();
+        Limits limits;
+        limits.cpus = cpus;
+        local::check_limits_and_environment(limits, {});  // throws when this host cannot set a CPU quota
+        return cpus;
+    }
+    if (local::cgroup_support().cpu_quota) return 1;
+    std::cerr << "e2beval serve: warning: this host gives e2beval no cgroup cpu controller, so sandboxes run without "
+                 "a CPU cap (see `e2beval doctor`); pass --cpus 0 to accept that without this warning\n";
+    return 0;
+}
+
 std::string url_host(const std::string& host) {
     if (host == "0.0.0.0") return "127.0.0.1";  // reachable from here; other hosts use this machine's address
     if (host == "::") return "[::1]";
@@ -43,6 +74,7 @@ int serve_command(const ParsedArgs& args) {
     options.default_timeout = std::chrono::seconds(whole_number(args, "--default-timeout", 1, 86400, options.default_timeout.count()));
     options.session_defaults.limits.memory_bytes =
         whole_number(args, "--memory-mb", 128, 1 << 20, options.session_defaults.limits.memory_bytes >> 20) << 20;
+    options.session_defaults.limits.cpus = sandbox_cpus(args);
     if (args.value("--creation-rate")) options.admission.creations_per_second = *args.number("--creation-rate");
     options.max_body_bytes = whole_number(args, "--max-body-mb", 1, 4096, 100) << 20;
     options.max_connections = whole_number(args, "--max-connections", 1, 100000, options.max_connections);
@@ -117,6 +149,8 @@ Command make_serve_command() {
               {"--max-sandboxes", "N", "most sandboxes alive at once; more creations get 429 (default 20)"},
               {"--default-timeout", "SECONDS", "a sandbox's lifetime when its create names none (default 300)"},
               {"--memory-mb", "MB", "memory of each sandbox, its processes and workspace files together (default 1024)"},
+              {"--cpus", "N",
+               "CPUs' worth of time each sandbox may use at once, a cgroup CPU quota (default 1; 0.5 is half a CPU; 0 no cap)"},
               {"--ready-sandboxes", "N",
                "sandboxes kept started ahead of demand, so a create is a hand-out (default 1; 0 none; at most --max-sandboxes)"},
               {"--creation-rate", "PER_SECOND", "most sandbox creations per second; more get 429 (default 5)"},

@@ -73,7 +73,8 @@ std::string joined_keys(const std::vector<std::string_view>& keys) {
 
 const std::vector<std::string_view>& limit_keys() {
     static const std::vector<std::string_view> keys = {"wall_time_s",     "cpu_time_s",      "memory_mb",    "max_processes",
-                                                       "output_bytes",    "file_size_bytes", "workspace_mb", "open_files"};
+                                                       "output_bytes",    "file_size_bytes", "workspace_mb", "open_files",
+                                                       "cpus"};
     return keys;
 }
 
@@ -96,7 +97,8 @@ json::object to_json(const Limits& limits) {
             {"output_bytes", limits.output_bytes},
             {"file_size_bytes", limits.file_size_bytes},
             {"workspace_mb", limits.workspace_bytes / kMiB},
-            {"open_files", limits.open_files}};
+            {"open_files", limits.open_files},
+            {"cpus", limits.cpus}};
 }
 
 json::object to_json(const ExecResult& result) {
@@ -153,7 +155,9 @@ Limits limits_from_json(const json::object& object, Limits limits) {
         if (!value.is_number())
             throw input_error("limit '" + std::string(key) + "' must be a number, got " + json::serialize(value));
         const double number = value.to_number<double>();
-        if (number <= 0) throw input_error("limit '" + std::string(key) + "' must be positive");
+        // cpus 0 is meaningful (no CPU cap, as by default); every other limit must leave the program some room.
+        if (number < 0 || (number == 0 && key != "cpus"))
+            throw input_error("limit '" + std::string(key) + "' must be positive");
         const auto milliseconds = std::chrono::milliseconds(static_cast<long long>(number * 1000.0));
         if (key == "wall_time_s") limits.wall_time = milliseconds;
         else if (key == "cpu_time_s") limits.cpu_time = milliseconds;
@@ -163,6 +167,7 @@ Limits limits_from_json(const json::object& object, Limits limits) {
         else if (key == "file_size_bytes") limits.file_size_bytes = static_cast<std::uint64_t>(number);
         else if (key == "workspace_mb") limits.workspace_bytes = static_cast<std::uint64_t>(number * kMiB);
         else if (key == "open_files") limits.open_files = static_cast<std::uint32_t>(number);
+        else if (key == "cpus") limits.cpus = number;
         else throw input_error("unknown limit '" + std::string(key) + "'; valid limits are: " + kKeys);
     }
     return limits;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -116,12 +117,20 @@ std::optional<std::string> directory_of(const CgroupMount& mount, const std::str
     return directory;
 }
 
-bool enable_v2_controllers(const std::string& directory, std::vector<std::string>& notes) {
+// Gives the child cgroups of `directory` the controllers in `wanted` ("memory", "pids", maybe "cpu").
+bool enable_v2_controllers(const std::string& directory, const std::vector<std::string>& wanted,
+                           std::vector<std::string>& notes) {
     const auto enabled = read_text(directory + "/cgroup.subtree_control");
-    if (contains_word(enabled, "memory") && contains_word(enabled, "pids")) return true;
-    if (write_text(directory + "/cgroup.subtree_control", "+memory +pids")) return true;
+    std::string request, names;
+    for (const auto& controller : wanted) {
+        if (contains_word(enabled, controller)) continue;
+        request += (request.empty() ? "+" : " +") + controller;
+        names += (names.empty() ? "" : " and ") + controller;
+    }
+    if (request.empty()) return true;
+    if (write_text(directory + "/cgroup.subtree_control", request)) return true;
     if (errno != EBUSY) {
-        notes.push_back("cannot enable memory and pids for child cgroups of " + directory + ": " + std::strerror(errno));
+        notes.push_back("cannot enable " + names + " for child cgroups of " + directory + ": " + std::strerror(errno));
         return false;
     }
     // "No internal processes": a cgroup with processes cannot give controllers to children. When we are
@@ -130,16 +139,16 @@ bool enable_v2_controllers(const std::string& directory, std::vector<std::string
     std::size_t count = 0;
     for (const auto& pid : procs) count += pid.empty() ? 0 : 1;
     if (count != 1 || procs.front() != std::to_string(::getpid())) {
-        notes.push_back(directory + " holds other processes, so its children cannot get memory and pids limits");
+        notes.push_back(directory + " holds other processes, so its children cannot get " + names + " limits");
         return false;
     }
     const auto leaf = directory + "/e2beval-supervisor";
     if ((::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) || !write_text(leaf + "/cgroup.procs", "0") ||
-        !write_text(directory + "/cgroup.subtree_control", "+memory +pids")) {
-        notes.push_back("cannot move e2beval into a leaf of " + directory + ": " + std::strerror(errno));
+        !write_text(directory + "/cgroup.subtree_control", request)) {
+        notes.push_back("cannot move e2beval into a leaf of " + directory + " to delegate " + names + ": " + std::strerror(errno));
         return false;
     }
-    notes.push_back("moved e2beval into " + leaf + " so that " + directory + " can delegate memory and pids");
+    notes.push_back("moved e2beval into " + leaf + " so that " + directory + " can delegate " + names);
     return true;
 }
 
@@ -162,13 +171,18 @@ CgroupSupport detect() {
             support.notes.push_back("cgroup v2 at " + *directory + " is not writable by this user (not delegated)");
             continue;
         }
-        if (!enable_v2_controllers(*directory, support.notes)) continue;
+        if (!enable_v2_controllers(*directory, {"memory", "pids"}, support.notes)) continue;
         support.version = CgroupSupport::Version::v2;
         support.v2_parent = *directory;
+        // The CPU quota is optional (only a request with Limits::cpus needs it), so its absence is a note.
+        if (!contains_word(available, "cpu"))
+            support.notes.push_back("cgroup v2 at " + *directory + " offers no cpu controller, so a CPU cap cannot be set");
+        else
+            support.cpu_quota = enable_v2_controllers(*directory, {"cpu"}, support.notes);
         return support;
     }
     // v1 controllers, each in its own hierarchy.
-    for (const std::string controller : {"memory", "pids", "cpuacct"}) {
+    for (const std::string controller : {"memory", "pids", "cpuacct", "cpu"}) {
         for (const auto& mount : mounts) {
             if (mount.v2 || std::find(mount.controllers.begin(), mount.controllers.end(), controller) == mount.controllers.end())
                 continue;
@@ -184,6 +198,10 @@ CgroupSupport detect() {
     }
     if (support.v1_parents.count("memory") && support.v1_parents.count("pids")) {
         support.version = CgroupSupport::Version::v1;
+        const auto cpu = support.v1_parents.find("cpu");
+        // CFS bandwidth control is a kernel option (CONFIG_CFS_BANDWIDTH): without it there is no quota file.
+        support.cpu_quota = cpu != support.v1_parents.end() && ::access((cpu->second + "/cpu.cfs_quota_us").c_str(), W_OK) == 0;
+        if (!support.cpu_quota) support.notes.push_back("no writable cgroup v1 cpu hierarchy with CFS quotas, so a CPU cap cannot be set");
         return support;
     }
     support.v1_parents.clear();
@@ -278,7 +296,9 @@ bool remove_cgroup_tree(const std::string& directory, std::string& why) {
 CgroupSweep sweep(const CgroupSupport& support, std::chrono::milliseconds wait_for_dying) {
     CgroupSweep result;
     if (support.version == CgroupSupport::Version::v2) result.parents.push_back(support.v2_parent);
-    for (const auto& [controller, parent] : support.v1_parents) result.parents.push_back(parent);
+    for (const auto& [controller, parent] : support.v1_parents)  // controllers mounted together share one parent
+        if (std::find(result.parents.begin(), result.parents.end(), parent) == result.parents.end())
+            result.parents.push_back(parent);
     for (const auto& parent : result.parents) {
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
@@ -321,22 +341,26 @@ std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
     const auto name = own_cgroup_prefix() + std::to_string(counter++);
     SandboxCgroup cgroup;
     cgroup.version_ = support.version;
-    const auto make = [&](const std::string& parent, const std::string& controller) {
+    const auto make = [&](const std::string& parent, std::vector<std::string> controllers) {
         const auto directory = parent + "/" + name;
         if (::mkdir(directory.c_str(), 0755) != 0)
             throw sandbox_error(describe_syscall_failure("mkdir(" + directory + ")", errno));
-        cgroup.directories_.push_back({directory, controller});
+        cgroup.directories_.push_back({directory, std::move(controllers)});
         return directory;
     };
     if (support.version == CgroupSupport::Version::v2) {
-        const auto directory = make(support.v2_parent, "");
+        const auto directory = make(support.v2_parent, {});
         write_text(directory + "/memory.swap.max", "0");  // absent without swap accounting: fine
         cgroup.directory_fd_ = ::open(directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (cgroup.directory_fd_ < 0) throw sandbox_error(describe_syscall_failure("open(" + directory + ", O_PATH)", errno));
     } else {
-        for (const auto& [controller, parent] : support.v1_parents) {
-            const auto directory = make(parent, controller);
-            if (controller == "memory") write_text(directory + "/memory.swappiness", "0");
+        // One directory per hierarchy: controllers mounted together ("cpu,cpuacct") share it.
+        std::map<std::string, std::vector<std::string>> hierarchies;
+        for (const auto& [controller, parent] : support.v1_parents) hierarchies[parent].push_back(controller);
+        for (auto& [parent, controllers] : hierarchies) {
+            const bool memory = std::find(controllers.begin(), controllers.end(), "memory") != controllers.end();
+            const auto directory = make(parent, std::move(controllers));
+            if (memory) write_text(directory + "/memory.swappiness", "0");
         }
     }
     cgroup.apply_limits(limits);
@@ -345,23 +369,49 @@ std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
 
 namespace {
 
-void set_limit(const std::string& file, std::uint64_t value) {
-    if (!write_text(file, std::to_string(value)))
-        throw sandbox_error(describe_syscall_failure("write(" + file + ", " + std::to_string(value) + ")", errno));
+void set_limit(const std::string& file, const std::string& value) {
+    if (!write_text(file, value)) throw sandbox_error(describe_syscall_failure("write(" + file + ", " + value + ")", errno));
+}
+
+void set_limit(const std::string& file, std::uint64_t value) { set_limit(file, std::to_string(value)); }
+
+// The CFS period the quota is a share of: the kernel's default, so only the quota is ever written.
+constexpr std::uint64_t kCpuPeriodMicroseconds = 100'000;
+// The kernel refuses a quota below 1 ms per period.
+constexpr std::uint64_t kCpuQuotaFloorMicroseconds = 1'000;
+
+std::uint64_t cpu_quota_microseconds(double cpus) {
+    if (cpus <= 0) return UINT64_MAX;
+    return std::max(kCpuQuotaFloorMicroseconds, static_cast<std::uint64_t>(std::llround(cpus * kCpuPeriodMicroseconds)));
 }
 
 }  // namespace
 
+bool SandboxCgroup::Directory::has(std::string_view controller) const noexcept {
+    return std::find(controllers.begin(), controllers.end(), controller) != controllers.end();
+}
+
 void SandboxCgroup::apply_limits(const Limits& limits) {
     const std::uint64_t memory = limits.memory_bytes;
     const std::uint64_t tasks = limits.max_processes + 1;  // + the sandbox's init
-    for (const auto& [directory, controller] : directories_) {
+    const std::uint64_t cpu_quota = cpu_quota_microseconds(limits.cpus);
+    if (cpu_quota != cpu_quota_us_ && !cgroup_support().cpu_quota)
+        throw sandbox_error("a CPU cap (limits.cpus) needs the cgroup cpu controller, which this host does not give "
+                            "e2beval; see `e2beval doctor`, or leave cpus unset",
+                            errc::unsupported);
+    const auto quota_text = cpu_quota == UINT64_MAX ? std::string("max") : std::to_string(cpu_quota);
+    for (const auto& directory_info : directories_) {
+        const auto& directory = directory_info.path;
         if (version_ == CgroupSupport::Version::v2) {
             if (memory != memory_limit_) set_limit(directory + "/memory.max", memory);
             if (tasks != task_limit_) set_limit(directory + "/pids.max", tasks);
+            if (cpu_quota != cpu_quota_us_)
+                set_limit(directory + "/cpu.max", quota_text + " " + std::to_string(kCpuPeriodMicroseconds));
             continue;
         }
-        if (memory != memory_limit_ && controller == "memory") {
+        if (cpu_quota != cpu_quota_us_ && directory_info.has("cpu"))
+            set_limit(directory + "/cpu.cfs_quota_us", cpu_quota == UINT64_MAX ? std::string("-1") : quota_text);
+        if (memory != memory_limit_ && directory_info.has("memory")) {
             // v1 keeps limit_in_bytes <= memsw.limit_in_bytes (memory + swap) at every step: raise the
             // second first, lower the first first. memsw is absent without swap accounting: fine.
             const auto memsw = directory + "/memory.memsw.limit_in_bytes";
@@ -369,18 +419,19 @@ void SandboxCgroup::apply_limits(const Limits& limits) {
             set_limit(directory + "/memory.limit_in_bytes", memory);
             if (memory < memory_limit_) write_text(memsw, std::to_string(memory));
         }
-        if (tasks != task_limit_ && controller == "pids") set_limit(directory + "/pids.max", tasks);
+        if (tasks != task_limit_ && directory_info.has("pids")) set_limit(directory + "/pids.max", tasks);
     }
     memory_limit_ = memory;
     task_limit_ = tasks;
+    cpu_quota_us_ = cpu_quota;
 }
 
 CgroupUsage SandboxCgroup::begin_execution() {
     // v1 resets the peak to the current usage when 0 is written to it. v2's memory.peak resets only for
     // the file descriptor that wrote it (Linux 6.12+), so a reused v2 cgroup reports no peak of its own.
     peak_is_per_execution_ = false;
-    for (const auto& [directory, controller] : directories_)
-        if (controller == "memory") peak_is_per_execution_ = write_text(directory + "/memory.max_usage_in_bytes", "0");
+    for (const auto& directory : directories_)
+        if (directory.has("memory")) peak_is_per_execution_ = write_text(directory.path + "/memory.max_usage_in_bytes", "0");
     return usage();
 }
 
@@ -390,6 +441,7 @@ SandboxCgroup::SandboxCgroup(SandboxCgroup&& other) noexcept
       directory_fd_(std::exchange(other.directory_fd_, -1)),
       memory_limit_(other.memory_limit_),
       task_limit_(other.task_limit_),
+      cpu_quota_us_(other.cpu_quota_us_),
       peak_is_per_execution_(other.peak_is_per_execution_) {
     other.directories_.clear();
 }
@@ -397,7 +449,7 @@ SandboxCgroup::SandboxCgroup(SandboxCgroup&& other) noexcept
 SandboxCgroup::~SandboxCgroup() { remove(); }
 
 void SandboxCgroup::add_process(pid_t pid) const {
-    for (const auto& [directory, controller] : directories_)
+    for (const auto& [directory, controllers] : directories_)
         if (!write_text(directory + "/cgroup.procs", std::to_string(pid)))
             throw sandbox_error(describe_syscall_failure("write(" + directory + "/cgroup.procs)", errno));
 }
@@ -405,7 +457,8 @@ void SandboxCgroup::add_process(pid_t pid) const {
 CgroupUsage SandboxCgroup::usage() const {
     CgroupUsage usage;
     bool found = false;
-    for (const auto& [directory, controller] : directories_) {
+    for (const auto& directory_info : directories_) {
+        const auto& directory = directory_info.path;
         if (version_ == CgroupSupport::Version::v2) {
             const auto peak = read_number(directory + "/memory.peak", found);
             if (found) usage.peak_memory_bytes = peak;
@@ -414,15 +467,15 @@ CgroupUsage SandboxCgroup::usage() const {
             usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
             continue;
         }
-        if (controller == "memory") {
+        if (directory_info.has("memory")) {
             usage.peak_memory_bytes = read_number(directory + "/memory.max_usage_in_bytes", found);
             usage.oom_kills = read_key(directory + "/memory.oom_control", "oom_kill");
             if (usage.oom_kills == 0 && read_number(directory + "/memory.failcnt", found) > 0 &&
                 read_key(directory + "/memory.oom_control", "under_oom") > 0)
                 usage.oom_kills = 1;
-        } else if (controller == "pids") {
-            usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
-        } else if (controller == "cpuacct") {
+        }
+        if (directory_info.has("pids")) usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
+        if (directory_info.has("cpuacct")) {
             const auto nanoseconds = read_number(directory + "/cpuacct.usage", found);
             if (found) usage.cpu_time = std::chrono::nanoseconds(nanoseconds);
         }
@@ -433,9 +486,9 @@ CgroupUsage SandboxCgroup::usage() const {
 CgroupMemoryNow SandboxCgroup::memory_now() const {
     CgroupMemoryNow memory;
     bool found = false;
-    for (const auto& [directory, controller] : directories_) {
+    for (const auto& [directory, controllers] : directories_) {
         const bool v2 = version_ == CgroupSupport::Version::v2;
-        if (!v2 && controller != "memory") continue;
+        if (!v2 && std::find(controllers.begin(), controllers.end(), "memory") == controllers.end()) continue;
         const auto used = read_number(directory + (v2 ? "/memory.current" : "/memory.usage_in_bytes"), found);
         if (!found) continue;
         memory.used_bytes = used;
@@ -455,7 +508,7 @@ CgroupUsage SandboxCgroup::usage_since(const CgroupUsage& start) const {
 
 void SandboxCgroup::remove() noexcept {
     if (directory_fd_ >= 0) ::close(std::exchange(directory_fd_, -1));
-    for (const auto& [directory, controller] : directories_) {
+    for (const auto& [directory, controllers] : directories_) {
         // The pid namespace is gone by now, so this is normally empty; anything left is killed first.
         if (!write_text(directory + "/cgroup.kill", "1")) {
             std::istringstream pids(read_text(directory + "/cgroup.procs"));

@@ -1,5 +1,5 @@
 // cgroups: one cgroup per sandbox, created below the cgroup e2beval already runs in, for memory (no swap),
-// pids and cpu limits and accounting. cgroup v2 where it is delegated to us, else the v1 controllers,
+// pids and CPU-quota limits and memory, pids and CPU-time accounting. cgroup v2 where it is delegated to us, else the v1 controllers,
 // else none (rlimits remain). Removed when the sandbox ends. A warm-pool zygote keeps two and reuses them
 // for its executions, in turn (supervisor.hpp), so no cgroup is made or moved into on a request's path.
 #pragma once
@@ -22,7 +22,10 @@ struct CgroupSupport {
     enum class Version { none, v1, v2 };
     Version version = Version::none;
     std::string v2_parent;                        // v2: the directory sandbox cgroups are created in
-    std::map<std::string, std::string> v1_parents;  // v1: controller -> directory ("memory", "pids", "cpuacct")
+    std::map<std::string, std::string> v1_parents;  // v1: controller -> directory ("memory", "pids", "cpuacct", "cpu")
+    // Whether a CPU quota (Limits::cpus) can be set: v2 with the cpu controller delegated, v1 with a writable
+    // cpu hierarchy. Optional: without it, only requests that ask for a CPU cap are refused.
+    bool cpu_quota = false;
     std::vector<std::string> notes;               // what was found and why something is unusable
     std::string fix;                              // how to get cgroup limits where they are missing
 };
@@ -83,8 +86,9 @@ public:
     // (about 15 ms here) unless another move happened a moment before. Keep it off a request's path.
     void add_process(pid_t pid) const;
 
-    // For a cgroup reused by many executions: writes the memory (no swap) and task limits of `limits`
-    // where they differ from the ones it has, so executions asking for the same limits write nothing.
+    // For a cgroup reused by many executions: writes the memory (no swap), task and CPU-quota limits of
+    // `limits` where they differ from the ones it has, so executions asking for the same limits write nothing.
+    // Throws sandbox_error (unsupported) for a CPU cap on a host without the cpu controller.
     void apply_limits(const Limits& limits);
     // Starts one execution in a reused cgroup: resets the peak memory where the kernel allows it (v1) and
     // returns the counters as they are, for usage_since.
@@ -103,17 +107,20 @@ private:
     void remove() noexcept;
 
     CgroupSupport::Version version_ = CgroupSupport::Version::none;
-    // v2: one, controller empty; v1: one per controller ("memory", "pids", "cpuacct"), known from creation so
-    // that an execution's reads and writes go straight to that controller's files.
+    // v2: one, no controllers named; v1: one per hierarchy, with the controllers it holds ("memory", "pids",
+    // "cpuacct", "cpu"; "cpu,cpuacct" is often one hierarchy), known from creation so that an execution's reads
+    // and writes go straight to that controller's files.
     struct Directory {
         std::string path;
-        std::string controller;
+        std::vector<std::string> controllers;
+        bool has(std::string_view controller) const noexcept;
     };
     std::vector<Directory> directories_;
     int directory_fd_ = -1;
     // As written, so apply_limits writes only changes; a new cgroup has none ("max").
     std::uint64_t memory_limit_ = UINT64_MAX;
     std::uint64_t task_limit_ = UINT64_MAX;
+    std::uint64_t cpu_quota_us_ = UINT64_MAX;  // per kCpuPeriodMicroseconds; UINT64_MAX: no quota
     bool peak_is_per_execution_ = true;  // false once begin_execution could not reset it
 };
 

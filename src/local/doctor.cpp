@@ -111,11 +111,14 @@ HostCheck cgroup_check(const DoctorReport::StaleCgroups& cgroups) {
     const auto& support = local::cgroup_support();
     HostCheck check{"cgroups", support.version != local::CgroupSupport::Version::none, "", support.fix};
     if (support.version == local::CgroupSupport::Version::v2) {
-        check.status = "v2, sandboxes get their own cgroup below " + support.v2_parent + " (memory, pids, cpu)";
+        check.status = "v2, sandboxes get their own cgroup below " + support.v2_parent + " (memory, pids" +
+                       (support.cpu_quota ? ", cpu" : "") + ")";
     } else if (support.version == local::CgroupSupport::Version::v1) {
         check.status = "v1 controllers:";
         for (const auto& [controller, directory] : support.v1_parents) check.status += " " + controller + " (" + directory + ")";
-    } else {
+    }
+    if (support.version != local::CgroupSupport::Version::none)
+        check.status += support.cpu_quota ? "; CPU caps (limits.cpus) can be set" : "; CPU caps (limits.cpus) cannot be set"; else {
         check.status = "none usable; limits fall back to rlimits";
     }
     for (const auto& note : support.notes) check.status += "; " + note;
@@ -211,7 +214,9 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
         report.enforced_summary = std::string(full ? "full" : "standard") +
                                   ": user, pid, mount, net, ipc, uts and cgroup namespaces; minimal read-only root; "
                                   "seccomp; rlimits" +
-                                  (full ? "; cgroup " + std::string(local::to_string(support.version)) + " memory, pids and cpu" : "");
+                                  (full ? "; cgroup " + std::string(local::to_string(support.version)) + " memory, pids and CPU time" +
+                                          (support.cpu_quota ? " (and CPU caps when asked)" : "")
+                                        : "");
     } else {
         report.enforced_summary = "none: the sandbox cannot run on this host, so e2beval refuses to execute code";
     }

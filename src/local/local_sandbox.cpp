@@ -101,8 +101,32 @@ void validate_request(const ExecRequest& request) {
 
 }  // namespace
 
+namespace {
+
+// A CPU cap is enforced by the cgroup's CPU quota or not at all: a host that cannot set one refuses the request
+// rather than run it uncapped (never a silent downgrade).
+void check_cpu_cap(const Limits& limits) {
+    std::ostringstream cpus;
+    cpus << limits.cpus;
+    if (!(limits.cpus >= 0) || limits.cpus > 4096)
+        throw input_error("limit 'cpus' must be between 0 (no cap) and 4096, got " + cpus.str());
+    if (limits.cpus > 0 && limits.cpus < 0.01)
+        throw input_error("limit 'cpus' must be at least 0.01 (the kernel's smallest CPU quota is 1 ms per 100 ms), or 0 for no cap");
+    if (limits.cpus == 0 || local::cgroup_support().cpu_quota) return;
+    std::string why;
+    for (const auto& note : local::cgroup_support().notes) why += (why.empty() ? "" : "; ") + note;
+    throw sandbox_error("a CPU cap (limits.cpus " + cpus.str() +
+                            ") needs the cgroup cpu controller, which this host does not give e2beval (" + why +
+                            "); leave cpus unset (0) to run without one, or run e2beval in a cgroup with the cpu "
+                            "controller delegated (systemd-run --scope -p Delegate=yes ...)",
+                        errc::unsupported);
+}
+
+}  // namespace
+
 void local::check_limits_and_environment(const Limits& limits, const std::map<std::string, std::string>& env) {
     check_memory_floor(limits);
+    check_cpu_cap(limits);
     for (const auto& [name, value] : env) {
         if (name.empty() || name.find_first_of("=\0", 0, 2) != std::string::npos)
             throw input_error("invalid environment variable name '" + name + "': names must be non-empty and hold no '=' or NUL");

@@ -29,6 +29,7 @@ std::string pool_key(const SessionOptions& options) {
           static_cast<std::uint64_t>(isolation.network), static_cast<std::uint64_t>(isolation.seccomp),
           static_cast<std::uint64_t>(isolation.minimum_level)})
         key += std::to_string(number) + ",";
+    key += std::to_string(limits.cpus);
     return key;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <thread>
 
@@ -37,6 +38,8 @@ SessionUsage measure_session_usage(const InteractiveSandbox& sandbox, const Limi
     usage.measured_at = std::chrono::system_clock::now();
     usage.measured_at_steady = std::chrono::steady_clock::now();
     usage.cpu_count = cpu_count_of(sandbox.pid);
+    // A CPU quota of 0.5 or 1.5 CPUs lets it use up to 1 or 2 CPUs' worth: what the quota allows, rounded up.
+    if (limits.cpus > 0) usage.cpu_count = std::min(usage.cpu_count, static_cast<unsigned>(std::ceil(limits.cpus)));
     usage.memory_total_bytes = limits.memory_bytes > 0 ? limits.memory_bytes : host_memory_bytes();
     if (sandbox.cgroup) {
         usage.cpu_time = sandbox.cgroup->usage().cpu_time;

@@ -4,7 +4,9 @@
 #include "server/control_plane.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
+#include <thread>
 
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
@@ -61,7 +63,7 @@ json::object detail_json(const ServedSandbox& sandbox) {
             {"startedAt", rfc3339(info.started_at)},
             {"endAt", rfc3339(info.end_at)},
             {"envdVersion", kReportedEnvdVersion},
-            {"cpuCount", 1},  // sessions have no CPU cap: one is what the SDK's type can say without a lie of more
+            {"cpuCount", sandbox.cpu_count},
             {"memoryMB", sandbox.memory_mb},
             {"diskSizeMB", 0},
             {"state", "running"},
@@ -198,6 +200,8 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
     served->template_id = template_id;
     served->allow_internet_access = internet;
     served->memory_mb = options.limits.memory_bytes >> 20;
+    served->cpu_count = options.limits.cpus > 0 ? static_cast<unsigned>(std::ceil(options.limits.cpus))
+                                                : std::max(1u, std::thread::hardware_concurrency());
     served->created_at = std::chrono::system_clock::now();
     served->sequence = context.next_sequence++;
     served->envd_access_token = std::move(envd_access_token);

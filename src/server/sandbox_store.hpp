@@ -30,6 +30,7 @@ struct ServedSandbox {
     std::string template_id;
     bool allow_internet_access = false;
     std::uint64_t memory_mb = 0;
+    unsigned cpu_count = 1;  // the CPUs' worth its CPU quota allows, rounded up (the host's CPUs without a cap)
     std::chrono::system_clock::time_point created_at;
     std::uint64_t sequence = 0;  // creation order, for listing and pagination
     // The secrets that let a client reach it (access_token.hpp, sandbox_access.hpp); fixed at creation.

@@ -1,7 +1,12 @@
-"""`e2beval serve --default-timeout S --memory-mb MB`: the lifetime of a sandbox whose create names none, and the
-memory of every sandbox (docs/serve.md, "Limits")."""
+"""`e2beval serve --default-timeout S --memory-mb MB --cpus N`: the lifetime of a sandbox whose create names none,
+and the memory and CPU cap of every sandbox (docs/serve.md, "Limits")."""
+
+import os
+import shutil
+import subprocess
 
 import httpx
+import pytest
 from e2b_code_interpreter import Sandbox
 
 from conftest import ServeProcess
@@ -30,3 +35,60 @@ def test_default_timeout_and_memory_apply_to_every_sandbox(monkeypatch):
             assert too_much.error is not None and too_much.text is None, too_much
     finally:
         assert server.stop() == 0
+
+
+# Two processes spinning for `seconds`, then the CPU time the tree used and the wall time it took.
+BUSY_TWO_PROCESSES = """
+import os, time
+def spin(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+started = time.monotonic()
+child = os.fork()
+if child == 0:
+    spin(1.0)
+    os._exit(0)
+spin(1.0)
+os.waitpid(child, 0)
+times = os.times()
+print(times.user + times.system + times.children_user + times.children_system, time.monotonic() - started)
+"""
+
+
+def test_cpus_caps_every_sandbox_and_is_its_cpu_count(monkeypatch):
+    server = ServeProcess("--cpus", "0.25", "--max-sandboxes", "2", "--ready-sandboxes", "0")
+    try:
+        for name, value in server.env.items():
+            monkeypatch.setenv(name, value)
+        with Sandbox.create(timeout=60) as sandbox:
+            assert sandbox.get_info().cpu_count == 1  # a quarter of a CPU: at most one CPU's worth, rounded up
+            execution = sandbox.run_code(BUSY_TWO_PROCESSES)
+            assert execution.error is None, execution.error
+            cpu, wall = map(float, execution.logs.stdout[0].split())
+            # 0.25 s of CPU per second of wall time, with room for the quota's 100 ms periods; uncapped, two
+            # spinners on this 2-CPU machine use well above 0.45 s per second.
+            assert cpu < 0.45 * wall, (cpu, wall)
+    finally:
+        assert server.stop() == 0
+
+
+def test_the_default_cpu_cap_is_one_cpu_and_cpus_0_lifts_it(monkeypatch):
+    for options, count in ((), 1), (("--cpus", "2"), 2):
+        server = ServeProcess("--max-sandboxes", "2", "--ready-sandboxes", "0", *options)
+        try:
+            for name, value in server.env.items():
+                monkeypatch.setenv(name, value)
+            with Sandbox.create(timeout=60) as sandbox:
+                assert sandbox.get_info().cpu_count == count
+        finally:
+            assert server.stop() == 0
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0.001", "5000", ""])
+def test_a_bad_cpus_value_is_refused_with_what_it_expects(value):
+    binary = os.environ.get("E2BEVAL_SERVE_BINARY") or shutil.which("e2beval")
+    result = subprocess.run([binary, "serve", "--port", "0", "--cpus", value], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result
+    assert "--cpus expects a number of CPUs from 0.01 to 4096" in result.stderr
+    assert "export" not in result.stdout

@@ -27,7 +27,7 @@ const std::vector<std::string_view>& limit_keys();
 const std::vector<std::string_view>& isolation_keys();
 
 // Limits from {"wall_time_s", "cpu_time_s", "memory_mb", "max_processes", "output_bytes", "file_size_bytes",
-// "workspace_mb", "open_files"}; absent keys keep `base`. Unknown keys throw input_error listing the valid ones.
+// "workspace_mb", "open_files", "cpus"}; absent keys keep `base`. Unknown keys throw input_error listing the valid ones.
 Limits limits_from_json(const boost::json::object& object, Limits base = {});
 
 

@@ -31,6 +31,9 @@ struct Limits {
     std::uint64_t file_size_bytes = 16 * kMiB;
     std::uint64_t workspace_bytes = 64 * kMiB;
     std::uint32_t open_files = 256;
+    // CPUs' worth of run time the whole tree may use at once (the cgroup's CPU quota: 0.5 is half of one CPU,
+    // 2 is two CPUs); 0 is no cap. A cap needs the cgroup cpu controller: without it the request is refused.
+    double cpus = 0;
 };
 
 // How an execution ended, in the order a grader would explain it (isolate's TO, SG, RE, XX, plus memory).
