@@ -280,16 +280,35 @@ public:
         if (!warm())
             pidfd_.async_wait(asio::posix::stream_descriptor::wait_read,
                               [self = shared_from_this()](boost::system::error_code) { self->on_exit(); });
-        if (zygote_exit_.is_open())
-            zygote_exit_.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
-                if (!ec) self->on_zygote_exit();
-            });
+        watch_zygote();
         read_output(stdout_, result_.stdout_data, result_.stdout_truncated, stdout_open_);
         read_output(stderr_, result_.stderr_data, result_.stderr_truncated, stderr_open_);
         read_reports();
     }
 
 private:
+    // A readiness completion is only a hint here, never a fact: asio's epoll reactor does not remove a
+    // descriptor it closes from the epoll set (closing does that) — but the kernel keeps the entry while
+    // another descriptor refers to the same open file: the zygote's own pidfd, of which zygote_exit_ is a
+    // dup, or the copy of every descriptor a sandbox this process clones holds until it closes them. The
+    // stale entry's wake-ups then reach whichever descriptor reuses its bookkeeping. So every handler
+    // below checks the descriptor itself (a non-blocking read, wait4 WNOHANG, a poll) before it believes an
+    // end or a request.
+    static bool readable_now(int fd) {
+        pollfd state{fd, POLLIN, 0};
+        return ::poll(&state, 1, 0) > 0 && (state.revents & (POLLIN | POLLHUP | POLLERR));
+    }
+
+    // Warm: the zygote's end (its init's pidfd becomes readable when it exits).
+    void watch_zygote() {
+        if (!zygote_exit_.is_open()) return;
+        zygote_exit_.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
+            if (ec || !self->zygote_exit_.is_open()) return;
+            if (!readable_now(self->zygote_exit_.native_handle())) return self->watch_zygote();  // not its end
+            self->on_zygote_exit();
+        });
+    }
+
     void read_output(asio::posix::stream_descriptor& stream, std::string& sink, bool& truncated, bool& open) {
         stream.async_read_some(
             asio::buffer(buffer_for(&stream)),
@@ -365,6 +384,8 @@ private:
     void answer_denials() {
         listener_.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
             if (ec || !self->listener_.is_open()) return;
+            // SECCOMP_IOCTL_NOTIF_RECV blocks until a call comes: on a stale wake-up it would hang this thread.
+            if (!readable_now(self->listener_.native_handle())) return self->answer_denials();
             seccomp_notif request{};
             if (::ioctl(self->listener_.native_handle(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) {
                 // ENOENT: the caller died before we received its call. POLLHUP: nobody uses the filter

@@ -10,6 +10,7 @@
 #include <boost/asio/io_context.hpp>
 #include <optional>
 
+#include "e2beval/eval/batch.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 
 using namespace e2beval;
@@ -264,4 +265,32 @@ TEST_CASE("a new zygote starts on the event loop: the initiation returns at once
     CHECK(next.outcome == Outcome::ok);
     CHECK(next.stdout_data == "next\n");
     CHECK(next.warm);
+}
+
+TEST_CASE("concurrent warm executions while zygotes are replaced all succeed (stale epoll wake-ups are ignored)") {
+    // asio's reactor leaves a closed descriptor in the epoll set while another descriptor still refers to the
+    // same open file: each warm execution watches a dup of its zygote's pidfd, so every execution a zygote
+    // served leaves an entry behind, and when the zygote is replaced they all wake up and reach whichever
+    // descriptors reuse their bookkeeping. A warm execution used to take such a wake-up for its own zygote's
+    // end and failed with "the sandbox's init process ended without reporting the program's status" (about 2
+    // in 1,000 executions with 2 jobs and the default 500 uses per zygote). Replacing zygotes every 20
+    // executions makes it frequent: this failed 2 runs in 2 before the fix.
+    LocalSandboxOptions options;
+    options.pool.enabled = true;
+    options.pool.max_zygotes = 3;
+    options.pool.max_uses = 20;
+    LocalSandbox sandbox(options);
+    std::vector<ExecRequest> requests(2000);
+    for (auto& request : requests) request.code = "print(1)";
+    BatchOptions batch;
+    batch.jobs = 2;
+    const auto results = execute_many(sandbox, requests, batch);
+    std::size_t failed = 0;
+    std::string first_failure;
+    for (const auto& result : results) {
+        if (result.outcome == Outcome::ok && result.stdout_data == "1\n") continue;
+        if (++failed == 1) first_failure = std::string(to_string(result.outcome)) + ": " + result.detail;
+    }
+    INFO("first failure: " << first_failure);
+    CHECK(failed == 0);
 }
