@@ -76,11 +76,16 @@ def build_repository(project, archive, work):
     return repo, git(repo, "rev-parse", "HEAD", capture=True).strip()
 
 
-def deletes_everything(repo):
-    """The prediction that deletes every file of the repository, made from the tree itself (too big to record)."""
-    git(repo, "rm", "-rq", ".")
+def deletes_everything(repo, test_patch):
+    """The prediction that deletes every file of the repository, made from the tree the model sees (the base
+    commit with the test patch applied); too big to record, so it is made here."""
+    base = git(repo, "rev-parse", "HEAD", capture=True).strip()
+    if test_patch.exists():
+        git(repo, "apply", str(test_patch))
+        git(repo, "commit", "-q", "-am", "test patch")
+    git(repo, "rm", "-rqf", ".")
     diff = git(repo, "diff", "--cached", "--binary", "HEAD", capture=True)
-    git(repo, "reset", "-q", "--hard")
+    git(repo, "reset", "-q", "--hard", base)
     return diff
 
 
@@ -114,11 +119,23 @@ def main():
         expected[project["instance_id"]] = project["predictions"]
         for kind in project["predictions"]:
             if kind == "deletes_everything":
-                patch = deletes_everything(repo)
+                patch = deletes_everything(repo, test_patch)
             else:
                 recorded = [p for p in (folder / "predictions" / f"{kind}.diff", folder / "predictions" / f"{kind}.md") if p.exists()]
                 patch = recorded[0].read_text()
             predictions.append({"instance_id": project["instance_id"], "model_name_or_path": kind, "model_patch": patch})
+            # Each answer as a file too, for promptfoo's recorded-answer provider (examples/swe/).
+            answer = out / "answers" / project["instance_id"] / f"{kind}.txt"
+            answer.parent.mkdir(parents=True, exist_ok=True)
+            answer.write_text(patch)
+        # The patch-generation prompt's vars: the failing tests as the harness's log shows them, and the files
+        # the fix is in, at the base commit.
+        prompt_vars = out / "prompt_vars" / project["instance_id"]
+        prompt_vars.mkdir(parents=True, exist_ok=True)
+        (prompt_vars / "fail_log.txt").write_text("".join(f"FAILED {test}\n" for test in tests["FAIL_TO_PASS"]))
+        touched = sorted({line[len("+++ b/"):] for line in (folder / "gold.patch").read_text().splitlines() if line.startswith("+++ b/")})
+        (prompt_vars / "relevant_files.txt").write_text("".join(
+            f"--- {path}\n{git(repo, 'show', f'{base_commit}:{path}', capture=True)}\n" for path in touched))
     (out / "instances.jsonl").write_text("".join(json.dumps(i) + "\n" for i in instances))
     (out / "predictions.jsonl").write_text("".join(json.dumps(p) + "\n" for p in predictions))
     (out / "expected.json").write_text(json.dumps(expected, indent=1))

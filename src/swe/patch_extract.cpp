@@ -1,5 +1,6 @@
 // The unified diff in a model's answer: models wrap it in fences and prose ("Here is the fix: ```diff ... ```
 // This changes ..."); SWE-bench predictions are bare diffs. Both give the same diff here.
+#include <cstdio>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -51,9 +52,64 @@ std::string_view trim_left(std::string_view text) {
     return first == std::string_view::npos ? std::string_view{} : text.substr(first);
 }
 
+// Hunks whose last context lines were blank lose them when the answer is trimmed (promptfoo trims its vars,
+// chat front-ends trim messages): a hunk that ends short by only context lines gets them back as empty context
+// lines, so `git apply` takes the diff as it was made.
+std::vector<std::string> restore_trimmed_context(const std::vector<std::string>& lines) {
+    std::vector<std::string> repaired;
+    long old_left = 0, new_left = 0;
+    auto close_hunk = [&] {
+        if (old_left > 0 && old_left == new_left)
+            for (; old_left > 0; --old_left, --new_left) repaired.emplace_back(" ");
+        old_left = new_left = 0;
+    };
+    for (const auto& line : lines) {
+        const bool in_hunk = old_left > 0 || new_left > 0;
+        if (in_hunk && !line.empty() && line[0] != ' ' && line[0] != '+' && line[0] != '-' && line[0] != '\\') close_hunk();
+        else if (in_hunk && (starts_with(line, "--- ") || starts_with(line, "diff --git ")) && old_left == new_left) close_hunk();
+        if (old_left > 0 || new_left > 0) {
+            if (!line.empty() && line[0] == '+') --new_left;
+            else if (!line.empty() && line[0] == '-') --old_left;
+            else if (line.empty() || line[0] == ' ') {
+                --old_left;
+                --new_left;
+            }
+        } else if (starts_with(line, "@@ -")) {
+            long a = 0, b = 1, c = 0, d = 1;
+            if (std::sscanf(line.c_str(), "@@ -%ld,%ld +%ld,%ld @@", &a, &b, &c, &d) == 4 ||
+                (b = 1, d = 1, std::sscanf(line.c_str(), "@@ -%ld +%ld,%ld @@", &a, &c, &d) == 3) ||
+                (b = 1, d = 1, std::sscanf(line.c_str(), "@@ -%ld,%ld +%ld @@", &a, &b, &c) == 3) ||
+                (b = 1, d = 1, std::sscanf(line.c_str(), "@@ -%ld +%ld @@", &a, &c) == 2)) {
+                old_left = b;
+                new_left = d;
+            }
+        }
+        repaired.push_back(line);
+    }
+    close_hunk();
+    return repaired;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string text;
+    for (const auto& line : lines) text += line + "\n";
+    return text;
+}
+
+std::string repaired(const std::string& diff) {
+    if (diff.empty()) return diff;
+    return joined(restore_trimmed_context(split_lines(diff)));
+}
+
+std::string extract_diff_text(const std::string& answer);
+
 }  // namespace
 
-std::string extract_diff(const std::string& answer) {
+std::string extract_diff(const std::string& answer) { return repaired(extract_diff_text(answer)); }
+
+namespace {
+
+std::string extract_diff_text(const std::string& answer) {
     const auto lines = split_lines(answer);
     // A bare diff (SWE-bench's predictions) is taken whole, even when it holds ``` lines of its own.
     std::size_t first = 0;
@@ -79,5 +135,7 @@ std::string extract_diff(const std::string& answer) {
         if (is_diff_header(lines, i)) return join_trimmed(lines, i, lines.size());
     return {};
 }
+
+}  // namespace
 
 }  // namespace e2beval::swe
