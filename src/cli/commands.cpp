@@ -700,6 +700,7 @@ const std::vector<Command>& commands() {
         make_redteam_command(),  // src/cli/redteam_command.cpp
         make_init_command(),     // src/cli/init_command.cpp
         make_serve_command(),    // src/cli/serve_command.cpp
+        make_swe_command(),      // src/cli/swe_command.cpp
     };
     return all;
 }
