@@ -194,6 +194,18 @@ Verdict evaluate_steps(Sandbox& sandbox, const Instance& instance, const std::st
             verdict.status = EvaluationStatus::unresolved;
             return finish(verdict);
         }
+        // The test files as the instance has them (base + test_patch), whatever the patch did to them: SWE-bench
+        // checks them out again before it runs the tests, so a patch that edits or deletes a test instead of
+        // fixing the code gains nothing (--protect-tests refuses such a patch outright instead).
+        std::string restore = "restored=''\n";
+        for (const auto& file : test_files(instance))
+            restore += "if " + std::string(kGit) + " cat-file -e HEAD:" + shell_quote(file) + " 2>/dev/null && ! " + kGit +
+                       " diff --quiet HEAD -- " + shell_quote(file) + "; then " + kGit + " checkout -q HEAD -- " +
+                       shell_quote(file) + " && restored=\"$restored \"" + shell_quote(file) + "; fi\n";
+        restore += "[ -z \"$restored\" ] || echo \"test files restored to the instance's before the tests:$restored\"\n";
+        auto restored = run(*session, restore, options.step_timeout);
+        if (!restored.ok()) throw InfrastructureFailure("restoring the instance's test files failed: " + restored.log());
+        verdict.apply_log += restored.log();
         verdict.timings.apply = Clock::now() - phase;
 
         // 5. The tests, with the framework's own report written where only this run knows.

@@ -46,12 +46,6 @@ def pytest_sessionfinish(session, exitstatus):
     _os.replace(_REPORT + ".part", _REPORT)
 )PY";
 
-std::string shell_quote(const std::string& text) {
-    std::string quoted = "'";
-    for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
 std::string python_string(const std::string& text) {
     std::string quoted = "\"";
     for (char c : text) {
@@ -143,6 +137,12 @@ TestRunResults read_unittest(const std::string& log, int exit_code) {
 }
 
 }  // namespace
+
+std::string shell_quote(const std::string& text) {
+    std::string quoted = "'";
+    for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
 
 std::vector<std::string> test_directives(const Instance& instance) {
     if (!instance.test_directives.empty()) return instance.test_directives;

@@ -12,6 +12,9 @@
 
 namespace e2beval::swe {
 
+// `text` as one word for bash, in single quotes.
+std::string shell_quote(const std::string& text);
+
 // The test files or modules to run: the instance's test_directives, else those of its test ids.
 std::vector<std::string> test_directives(const Instance& instance);
 // The repository-relative files of those tests and of the test patch (what `protect_tests` guards).

@@ -86,3 +86,14 @@ def test_helpers_extract_and_refuse():
     assert "test file" in swe.refuse_reason(diff, ["x.py"])
     with pytest.raises(ValueError, match="give one"):
         swe.evaluate_patch({"instance_id": "x"}, diff, python=sys.executable, template="t")
+
+
+def test_a_patch_that_edits_the_tests_gains_nothing_even_unprotected(fixtures):
+    # Without protect_tests the patch applies, but the instance's test files are checked out again before the
+    # tests run (as SWE-bench does), so the real tests grade the untouched code.
+    _, instances, predictions = fixtures
+    for instance_id in (INFLECTION, TOOLZ):
+        verdict = swe.evaluate_patch(instances[instance_id], predictions[(instance_id, "edits_test")])
+        assert verdict["patch_applied"], verdict
+        assert "test files restored to the instance's before the tests:" in verdict["apply_log"], verdict["apply_log"]
+        assert verdict["status"] == "unresolved" and verdict["resolution"] == "NONE", verdict
