@@ -202,6 +202,13 @@ Verdict evaluate_steps(Sandbox& sandbox, const Instance& instance, const std::st
             restore += "if " + std::string(kGit) + " cat-file -e HEAD:" + shell_quote(file) + " 2>/dev/null && ! " + kGit +
                        " diff --quiet HEAD -- " + shell_quote(file) + "; then " + kGit + " checkout -q HEAD -- " +
                        shell_quote(file) + " && restored=\"$restored \"" + shell_quote(file) + "; fi\n";
+        // And pytest's own configuration: a conftest.py hook can rewrite every test's outcome before any report
+        // sees it (SWE-bench's log parsing is fooled the same way), so conftest.py and pytest.ini files the patch
+        // added, changed or deleted are put back as the instance has them (an added one is removed).
+        restore += std::string(kGit) + " diff --name-only HEAD -- ':(glob)**/conftest.py' ':(glob)**/pytest.ini' | "
+                   "while IFS= read -r file; do if " + kGit + " cat-file -e HEAD:\"$file\" 2>/dev/null; then " + kGit +
+                   " checkout -q HEAD -- \"$file\"; else " + kGit + " rm -q -f -- \"$file\"; fi; "
+                   "echo \"pytest configuration restored to the instance's before the tests: $file\"; done\n";
         restore += "[ -z \"$restored\" ] || echo \"test files restored to the instance's before the tests:$restored\"\n";
         auto restored = run(*session, restore, options.step_timeout);
         if (!restored.ok()) throw InfrastructureFailure("restoring the instance's test files failed: " + restored.log());

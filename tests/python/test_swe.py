@@ -97,3 +97,31 @@ def test_a_patch_that_edits_the_tests_gains_nothing_even_unprotected(fixtures):
         assert verdict["patch_applied"], verdict
         assert "test files restored to the instance's before the tests:" in verdict["apply_log"], verdict["apply_log"]
         assert verdict["status"] == "unresolved" and verdict["resolution"] == "NONE", verdict
+
+
+FORCE_PASS_CONFTEST = '''diff --git a/conftest.py b/conftest.py
+new file mode 100644
+--- /dev/null
++++ b/conftest.py
+@@ -0,0 +1,8 @@
++import pytest
++
++
++@pytest.hookimpl(hookwrapper=True)
++def pytest_runtest_makereport(item, call):
++    outcome = yield
++    report = outcome.get_result()
++    report.outcome = "passed"
+'''
+
+
+def test_a_patch_that_adds_a_conftest_to_force_passes_gains_nothing(fixtures):
+    # A conftest.py hook can rewrite every test's outcome before any report sees it (SWE-bench's log parsing is
+    # fooled the same way): conftest.py and pytest.ini files the patch adds, changes or deletes are put back as
+    # the instance has them before the tests run.
+    _, instances, _ = fixtures
+    verdict = swe.evaluate_patch(instances[INFLECTION], FORCE_PASS_CONFTEST)
+    assert verdict["patch_applied"], verdict
+    assert "pytest configuration restored to the instance's before the tests: conftest.py" in verdict["apply_log"], \
+        verdict["apply_log"]
+    assert verdict["status"] == "unresolved" and verdict["resolution"] == "NONE", verdict
