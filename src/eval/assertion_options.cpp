@@ -156,7 +156,7 @@ std::string shown_config_value(const json::value& value) {
 const std::vector<std::string_view>& assertion_option_keys() {
     static const std::vector<std::string_view> keys = {"backend", "limits",    "timeout",       "isolation", "policy",
                                                        "scan",    "language",  "compare",       "keep_main", "keep_examples",
-                                                       "python",  "metrics",   "results_dir"};
+                                                       "python",  "metrics",   "results_dir",   "template"};
     return keys;
 }
 
@@ -216,6 +216,8 @@ AssertionOptions assertion_options_from_json(const json::value& config) {
             options.python_executable = text(key, value);
         } else if (key == "results_dir") {
             options.results_dir = text(key, value);
+        } else if (key == "template") {
+            runner.template_name = text(key, value);  // an unknown one fails the test, listing the known ones
         }
     }
     if (backend == "e2b") refuse("backend 'e2b' is not available yet; use backend: local (the default, no API key needed)");
@@ -257,6 +259,7 @@ AnswerOptions answer_options(const AssertionOptions& options) {
     answer.scan = options.runner.scan;
     answer.limits = options.runner.limits;
     answer.isolation = options.runner.isolation;
+    answer.template_name = options.runner.template_name;
     return answer;
 }
 
