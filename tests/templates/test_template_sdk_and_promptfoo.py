@@ -77,9 +77,9 @@ def test_promptfoo_data_science_example_runs_in_the_template(data_science, tmp_p
     assert (run.stats["successes"], run.stats["failures"]) == (1, 1), run.log
     good = run.row("Data Science Code Evaluation: correlation of two DataFrame columns")
     assert good["success"] is True, run.log
-    wrong = run.row("Data Science Code Evaluation: correlation (wrong method)")
+    wrong = run.row("Data Science Code Evaluation: correlation (covariance instead)")
     assert wrong["success"] is False
-    assert "0.7379" in wrong["gradingResult"]["reason"], wrong["gradingResult"]["reason"]
+    assert "Expected 0.7746, got 1.5" in wrong["gradingResult"]["reason"], wrong["gradingResult"]["reason"]
 
 
 def test_promptfoo_assertion_with_an_unknown_template_fails_saying_so(tmp_path):
