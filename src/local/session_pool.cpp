@@ -170,6 +170,7 @@ void SessionPool::keep_ready(const SessionOptions& options) {
         if (added) {
             entry->second.options.limits = options.limits;
             entry->second.options.isolation = options.isolation;
+            entry->second.options.template_name = options.template_name;  // part of the key: ready ones start in it
         }
         entry->second.wanted = true;
         if (!state_->filler.joinable()) state_->filler = std::thread([state = state_.get()] { state->fill(); });

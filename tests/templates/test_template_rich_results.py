@@ -95,3 +95,12 @@ def test_cli_run_with_a_template(data_science, tmp_path):
                          timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "0.993"
+
+
+def test_every_sandbox_of_a_template_runs_in_it_also_the_pooled_ones(data_science):
+    # The first sandbox of a kind starts on its own and asks the pool to keep one like it ready; the later ones
+    # come from that pool, which once started them in the default environment (the template was not kept).
+    for attempt in range(3):
+        with Sandbox.create(data_science, timeout=60) as sandbox:
+            prefix = sandbox.run_code("import sys; sys.prefix").text
+            assert f"/templates/{data_science}/venv" in prefix, (attempt, prefix)
