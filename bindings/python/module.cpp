@@ -109,6 +109,7 @@ LocalSandboxOptions sandbox_options(const std::string& python_executable) {
 namespace e2beval::python {
 
 void bind_sessions(py::module_& m);  // bindings/python/session.cpp
+void bind_result_check(py::module_& m);  // bindings/python/result_check.cpp
 
 LocalSandbox& sandbox_for(const std::string& python_executable, bool pool) {
     auto options = sandbox_options(python_executable);
@@ -492,4 +493,5 @@ PYBIND11_MODULE(_core, m) {
     m.def("render_report", &render_report_text, py::arg("input"), py::arg("format"), py::arg("run") = "",
           py::arg("all_runs") = false, release);
     e2beval::python::bind_sessions(m);
+    e2beval::python::bind_result_check(m);
 }

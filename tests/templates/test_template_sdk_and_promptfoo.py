@@ -73,13 +73,24 @@ def test_promptfoo_data_science_example_runs_in_the_template(data_science, tmp_p
         sys.path.pop(0)
     require_importable_e2beval()
     run = run_promptfoo(REPO / "examples" / "templates" / "promptfooconfig.yaml", tmp_path)
-    assert run.proc.returncode == 100, run.log  # one wrong answer
-    assert (run.stats["successes"], run.stats["failures"]) == (1, 1), run.log
+    assert run.proc.returncode == 100, run.log  # one wrong answer, one plot never drawn
+    assert (run.stats["successes"], run.stats["failures"]) == (2, 2), run.log
     good = run.row("Data Science Code Evaluation: correlation of two DataFrame columns")
     assert good["success"] is True, run.log
     wrong = run.row("Data Science Code Evaluation: correlation (covariance instead)")
     assert wrong["success"] is False
     assert "Expected 0.7746, got 1.5" in wrong["gradingResult"]["reason"], wrong["gradingResult"]["reason"]
+
+    # expect_results: [png] — the plot's cell displayed a PNG, which the assertion's metadata carries.
+    plot = run.row("Data Science Code Evaluation: scatter plot of two DataFrame columns")
+    assert plot["success"] is True, plot["gradingResult"]
+    own = plot["gradingResult"]["componentResults"][0]
+    assert own["reason"].startswith("The cell produced a png result"), own["reason"]
+    [png] = own["metadata"]["png_results"]
+    assert base64.b64decode(png).startswith(b"\x89PNG")
+    drawn_nothing = run.row("Data Science Code Evaluation: scatter plot (numbers printed, nothing drawn)")
+    assert drawn_nothing["success"] is False
+    assert drawn_nothing["gradingResult"]["reason"] == "expected a png result; the cell produced: no results"
 
 
 def test_promptfoo_assertion_with_an_unknown_template_fails_saying_so(tmp_path):
