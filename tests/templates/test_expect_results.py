@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from e2beval import promptfoo, rich_results
+from e2beval import promptfoo, report, rich_results
 
 PLOT = """```python
 import matplotlib.pyplot as plt
@@ -37,6 +37,11 @@ def test_a_plot_passes_and_its_png_is_in_the_metadata_and_the_metrics_record(dat
     record = json.loads(record_file.read_text())
     assert record["success"] is True
     assert record["extra"]["png_results"] == [png]
+
+    # The HTML report of that run shows the plot inline in the case's detail.
+    page = tmp_path / "report.html"
+    assert report.gen_report(tmp_path, page, format="html") == 1
+    assert f'<img src="data:image/png;base64,{png}"' in page.read_text(encoding="utf-8")
 
 
 def test_an_answer_that_draws_nothing_fails_naming_what_was_expected_and_produced(data_science):
@@ -104,12 +109,17 @@ def test_config_errors_name_the_valid_kinds(data_science):
     assert provider["error"].startswith("Invalid e2beval config: expect_results is an assertion setting")
 
 
-def test_png_results_are_bounded_per_case_with_a_note(data_science):
+def test_png_results_are_bounded_per_case_with_a_note_the_report_shows(data_science, tmp_path):
     six = "```python\nimport matplotlib.pyplot as plt\nfor n in range(6):\n    plt.plot([n, 1])\n    plt.show()\n```"
-    graded = grade(six, {"template": data_science, "expect_results": {"png": 6}})
+    graded = grade(six, {"template": data_science, "expect_results": {"png": 6}}, results_dir=tmp_path)
     assert graded["pass"] is True, graded["reason"]
     assert len(graded["metadata"]["png_results"]) == rich_results.PNG_RESULTS_PER_CASE == 4
     assert graded["metadata"]["png_results_note"] == "2 more PNG result(s) not kept (at most 4 per case)"
+    page = tmp_path / "report.html"
+    report.gen_report(tmp_path, page, format="html")
+    html = page.read_text(encoding="utf-8")
+    assert html.count('<img src="data:image/png;base64,') == 4
+    assert "2 more PNG result(s) not kept (at most 4 per case)" in html
 
 
 def test_png_bounds_drop_oversized_images_and_what_is_not_base64():

@@ -92,6 +92,12 @@ def test_promptfoo_data_science_example_runs_in_the_template(data_science, tmp_p
     assert drawn_nothing["success"] is False
     assert drawn_nothing["gradingResult"]["reason"] == "expected a png result; the cell produced: no results"
 
+    # The HTML report of promptfoo's -o JSON shows the plot in that case's detail.
+    from e2beval import report
+    page = tmp_path / "report.html"
+    report.gen_report(run.out_json, page, format="html")
+    assert f'<img src="data:image/png;base64,{png}"' in page.read_text(encoding="utf-8")
+
 
 def test_promptfoo_assertion_with_an_unknown_template_fails_saying_so(tmp_path):
     sys.path.insert(0, str(REPO / "tests" / "integration"))
