@@ -9,7 +9,7 @@ import pytest
 import e2beval
 from e2beval import Sandbox
 
-from conftest import cli
+from .conftest import cli
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

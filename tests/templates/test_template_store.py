@@ -10,7 +10,7 @@ import e2beval
 from e2beval import Sandbox
 from e2beval.sandbox import NotFoundException
 
-from conftest import CACHE, template
+from .conftest import CACHE, template
 
 
 @pytest.fixture
