@@ -13,7 +13,7 @@ cmake --build build/cpp
 ctest --test-dir build/cpp --output-on-failure
 
 echo "== Python, integration and the security corpus: pytest"
-python -m pytest -q tests/python tests/integration tests/security tests/serve
+python -m pytest -q tests/python tests/integration tests/security tests/serve tests/templates
 
 echo "== C++ consumers: install, find_package, add_subdirectory, pkg-config, one version"
 bash tests/consumers/run.sh

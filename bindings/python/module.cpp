@@ -110,6 +110,7 @@ namespace e2beval::python {
 
 void bind_sessions(py::module_& m);  // bindings/python/session.cpp
 void bind_swe(py::module_& m);       // bindings/python/swe.cpp
+void bind_result_check(py::module_& m);  // bindings/python/result_check.cpp
 
 LocalSandbox& sandbox_for(const std::string& python_executable, bool pool) {
     auto options = sandbox_options(python_executable);
@@ -143,8 +144,9 @@ std::string scan_json(const std::string& code, const std::string& language, cons
 std::string execute_json(const std::string& code, const std::string& language, const std::string& stdin_data,
                          const std::map<std::string, std::string>& env, const std::string& limits_json,
                          const std::string& isolation_json,
-                         const std::string& python_executable, bool pool) {
+                         const std::string& python_executable, bool pool, const std::string& template_name) {
     ExecRequest request;
+    request.template_name = template_name;
     request.code = code;
     request.language = parse_language(language);
     request.stdin_data = stdin_data;
@@ -410,6 +412,7 @@ PYBIND11_MODULE(_core, m) {
     static py::exception<error> base(m, "Error", PyExc_RuntimeError);
     static py::exception<input_error> input(m, "InputError", base.ptr());
     static py::exception<config_error> config(m, "ConfigError", input.ptr());
+    static py::exception<unknown_template_error> unknown_template(m, "UnknownTemplateError", input.ptr());
     static py::exception<extraction_error> extraction(m, "ExtractionError", base.ptr());
     static py::exception<sandbox_error> sandbox(m, "SandboxError", base.ptr());
     static py::exception<io_error> io(m, "IOError", base.ptr());
@@ -418,6 +421,8 @@ PYBIND11_MODULE(_core, m) {
             if (pointer) std::rethrow_exception(pointer);
         } catch (const config_error& failure) {
             py::set_error(config, failure.what());
+        } catch (const unknown_template_error& failure) {
+            py::set_error(unknown_template, failure.what());
         } catch (const input_error& failure) {
             py::set_error(input, failure.what());
         } catch (const extraction_error& failure) {
@@ -438,7 +443,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
-          py::arg("pool"), release);
+          py::arg("pool"), py::arg("template_name") = "", release);
     m.def("limit_keys", [] { return std::vector<std::string>(limit_keys().begin(), limit_keys().end()); });
     m.def("isolation_keys", [] { return std::vector<std::string>(isolation_keys().begin(), isolation_keys().end()); });
     // A promptfoo assertion's or provider's `config:`, checked once in C++ (eval/assertion_options.hpp); the
@@ -490,4 +495,5 @@ PYBIND11_MODULE(_core, m) {
           py::arg("all_runs") = false, release);
     e2beval::python::bind_sessions(m);
     e2beval::python::bind_swe(m);
+    e2beval::python::bind_result_check(m);
 }

@@ -52,7 +52,7 @@ std::string info_json(const SessionInfo& info) {
                                         {"host_pid", info.host_pid}});
 }
 
-// options: {"timeout_s", "limits": {...}, "isolation": {...}, "envs": {...}, "metadata": {...}}
+// options: {"timeout_s", "limits": {...}, "isolation": {...}, "envs": {...}, "metadata": {...}, "template"}
 std::shared_ptr<Session> create_session(const std::string& options_json,
                                         const std::string& python_executable) {
     const auto object = parse_object(options_json, "session options");
@@ -72,6 +72,9 @@ std::shared_ptr<Session> create_session(const std::string& options_json,
             options.env = string_map(value.as_object(), "envs");
         } else if (key == "metadata") {
             options.metadata = string_map(value.as_object(), "metadata");
+        } else if (key == "template") {
+            if (!value.is_string()) throw input_error("template must be a string (a template's name)");
+            options.template_name = std::string(value.as_string());
         } else {
             throw input_error("unknown session option '" + std::string(key) + "'");
         }

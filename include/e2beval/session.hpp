@@ -32,6 +32,8 @@ struct SessionOptions {
     std::chrono::milliseconds timeout{300'000};  // killed this long after creation (E2B's default), see set_timeout
     std::map<std::string, std::string> env;      // visible to every context and command
     std::map<std::string, std::string> metadata;
+    // The template (docs/templates.md) whose environment the session runs; empty: the default environment.
+    std::string template_name;
 };
 
 struct SessionInfo {

@@ -155,6 +155,7 @@ def execute(
     isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
     pool: bool = True,
+    template: Optional[str] = None,
 ) -> dict:
     """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ...}``.
 
@@ -165,7 +166,9 @@ def execute(
     ``isolation`` takes ``network`` (False; True is an explicit opt-in), ``seccomp`` ("deny" or "kill")
     and ``minimum_level`` ("standard" or "full": refuse to run without cgroup limits).
     ``pool=True`` forks the execution from a warm zygote kept by this process (same isolation, no
-    interpreter start-up); ``pool=False`` starts a cold sandbox.
+    interpreter start-up); ``pool=False`` starts a cold sandbox. ``template`` runs the code in a template's
+    environment (``e2beval template build``; docs/templates.md); an unknown one raises InputError listing the
+    known ones.
     """
     return _json.loads(
         _core.execute(
@@ -177,6 +180,7 @@ def execute(
             _isolation_json(isolation),
             python or "",
             bool(pool),
+            template or "",
         )
     )
 

@@ -13,7 +13,7 @@ import time
 from typing import Any, NamedTuple, Optional
 
 import e2beval
-from e2beval import _core, daemon_client
+from e2beval import _core, daemon_client, rich_results
 
 # How much of stdout, stderr and the code goes into a result's metadata: promptfoo stores every result in
 # its database and -o file, so a program that prints megabytes must not end up there whole.
@@ -76,6 +76,10 @@ def grade(output, context: dict, started: float, caller: Caller) -> dict:
                        caller=caller)
 
     settings = (config.metrics, caller.results_dir(config.results_dir))
+    checks = rich_results.settings_of(config)
+    if checks["expect_results"] and not _core.vars_describe_test(json.dumps(context.get("vars") or {})):
+        # No test to run: the cell's rich results alone decide (rich_results.py).
+        return _grade_results_only(output, context, config, checks, settings, started, caller)
     try:
         verdict, record = e2beval._evaluate_configured(_output_text(output), context.get("vars") or {}, config)
     except e2beval.InputError as error:
@@ -97,7 +101,91 @@ def grade(output, context: dict, started: float, caller: Caller) -> dict:
         "runtime_s": float(execution.get("wall_time_s", 0.0)),
     }
     result["metadata"] = _metadata(verdict, status, started)
+    if checks["expect_results"] and verdict["pass"]:
+        # The tests passed; the answer must also display what the config expects (a failed test is reason enough).
+        try:
+            prepared, check = _checked_cell(output, context, config, checks)
+        except e2beval.InputError as error:
+            return _finish(context, settings, started, _grading(False, 0.0, f"Invalid test: {error}"), None,
+                           outcome="invalid_test", caller=caller)
+        except e2beval.Error as error:
+            return _finish(context, settings, started, _grading(False, 0.0, f"Sandbox execution error: {error}"),
+                           None, outcome="sandbox_error", caller=caller)
+        _add_cell_check(result, record, check or rich_results.not_run(prepared["reason"]))
     return _finish(context, settings, started, result, record, caller=caller)
+
+
+def _checked_cell(output, context: dict, config, checks: dict):
+    """The answer's cell (prepared and scanned in C++: ``{status, reason, extraction, findings, cell}``) and,
+    when it may run, its CellCheck (rich_results.py); None when it must not (blocked, no code)."""
+    from e2beval.sandbox import NotFoundException  # loads the core: only here, not on the daemon's fast path
+
+    prepared = json.loads(_core.prepare_result_cell(_output_text(output), json.dumps(context.get("vars") or {}), config))
+    if prepared["status"] != "ran":
+        return prepared, None
+    try:
+        return prepared, rich_results.run_cell(prepared["cell"], checks)
+    except NotFoundException as error:  # an unknown template: the test's config is wrong, not the sandbox
+        raise e2beval.InputError(str(error)) from None
+
+
+def _add_cell_check(result: dict, record: dict, check) -> None:
+    """Adds the rich-result check to a passed test's GradingResult and metrics record: one more component,
+    which decides pass; the score counts it as one more case."""
+    components = result.setdefault("componentResults", [])
+    cases = len(components)
+    component = {"pass": check.passed, "score": 1.0 if check.passed else 0.0, "reason": f"rich results: {check.reason}",
+                 "metadata": rich_results.metadata_of(check)}
+    components.append(component)
+    result["pass"] = check.passed
+    result["score"] = (result["score"] * cases + component["score"]) / (cases + 1)
+    result["namedScores"]["correctness"] = result["score"]
+    if not check.passed:
+        result["reason"] = check.reason
+    result["metadata"].update(rich_results.metadata_of(check))
+    record["success"] = check.passed
+    record["extra"].update({"reason": result["reason"], "score": result["score"], **rich_results.metadata_of(check)})
+
+
+def _grade_results_only(output, context: dict, config, checks: dict, settings, started: float, caller: "Caller") -> dict:
+    """A test with ``expect_results`` and no test shape in its vars: its answer passes when its cell raises
+    nothing and displays what the config expects."""
+    try:
+        prepared, check = _checked_cell(output, context, config, checks)
+    except e2beval.InputError as error:
+        return _finish(context, settings, started, _grading(False, 0.0, f"Invalid test: {error}"), None,
+                       outcome="invalid_test", caller=caller)
+    except e2beval.Error as error:
+        return _finish(context, settings, started, _grading(False, 0.0, f"Sandbox execution error: {error}"), None,
+                       outcome="sandbox_error", caller=caller)
+    code = (prepared.get("extraction") or {}).get("code", "")
+    if check is None:  # not run: blocked by the scanner, or no code
+        blocked = prepared["status"] == "blocked"
+        result = _grading(False, 0.0, prepared["reason"])
+        result["namedScores"] = {"correctness": 0.0, "safety": 0.0 if blocked else 1.0, "runtime_s": 0.0}
+        result["metadata"] = {"verdict": prepared["status"], "findings": prepared.get("findings", []),
+                              "code": _excerpt(code, CODE_CHARS), "outcome": "not_run",
+                              "total_s": _since(started), "e2beval_version": e2beval.__version__}
+        extra = {"reason": prepared["reason"], "score": 0.0, "outcome": "blocked" if blocked else "no_code",
+                 "findings": prepared.get("findings", []), "code": code}
+        return _finish(context, settings, started, result, _record(False, 0.0, extra), caller=caller)
+    score = 1.0 if check.passed else 0.0
+    result = _grading(check.passed, score, check.reason)
+    result["namedScores"] = {"correctness": score, "safety": 1.0, "runtime_s": round(check.wall_time_s, 6)}
+    result["metadata"] = {"verdict": "contained" if check.outcome == "timeout" else "ran",
+                          "code": _excerpt(prepared["cell"], CODE_CHARS), "findings": prepared.get("findings", []),
+                          "outcome": check.outcome, "stdout": _excerpt(check.stdout, EXCERPT_CHARS),
+                          "stderr": _excerpt(check.stderr, EXCERPT_CHARS), "wall_time_s": round(check.wall_time_s, 6),
+                          **rich_results.metadata_of(check), "total_s": _since(started),
+                          "e2beval_version": e2beval.__version__}
+    extra = {"reason": check.reason, "score": score, "outcome": check.outcome, "code": prepared["cell"],
+             "stdout": check.stdout, "stderr": check.stderr, **rich_results.metadata_of(check)}
+    return _finish(context, settings, started, result, _record(check.passed, check.wall_time_s, extra), caller=caller)
+
+
+def _record(success: bool, runtime_s: float, extra: dict) -> dict:
+    """A metrics record of a test graded here rather than by the core (the same fields as the core's)."""
+    return {"success": bool(success), "runtime_s": float(runtime_s), "memory_mb": None, "extra": extra}
 
 
 def daemon_failure(context: dict, started: float, why: str) -> dict:

@@ -685,7 +685,14 @@ class Sandbox:
             options = {"timeout_s": float(timeout or DEFAULT_SANDBOX_TIMEOUT), "limits": limits or {},
                        "isolation": isolation, "envs": _string_map(envs, "envs") or {},
                        "metadata": _string_map(metadata, "metadata") or {}}
-            _session = _core.create_session(json.dumps(options), python or "")
+            if template is not None:
+                # "base" and "code-interpreter-v1" (E2B's own) are the default environment; any other name is a
+                # template built with `e2beval template build` (docs/templates.md).
+                options["template"] = _check_text(template, "template")
+            try:
+                _session = _core.create_session(json.dumps(options), python or "")
+            except _core.UnknownTemplateError as error:
+                raise NotFoundException(str(error)) from None
         self._session = _session
         self.sandbox_id: str = _session.id
         self.template_id = template or self.default_template

@@ -154,6 +154,7 @@ const std::vector<OptionSpec> kSandboxOptions = {
     {"--min-isolation", "LEVEL", "refuse to run below standard (default) or full (needs cgroups)"},
     {"--profile", "FILE", "JSON {\"limits\": {...}, \"isolation\": {...}}; flags override it"},
     {"--python", "PATH", "Python interpreter to run code with (default: $E2BEVAL_PYTHON, else python3)"},
+    {"--template", "NAME", "run the code in a template's environment (`e2beval template build`; docs/templates.md)"},
 };
 
 std::vector<OptionSpec> with_sandbox_options(std::vector<OptionSpec> options) {
@@ -172,6 +173,7 @@ int run_command(const ParsedArgs& args) {
     const auto profile = profile_option(args);
     request.limits = profile.limits;
     request.isolation = profile.isolation;
+    request.template_name = args.value("--template").value_or("");
     request.code = read_file(args.positional[0], "code file");
     require_clean_text(request.code, "code file");
     if (auto stdin_file = args.value("--stdin")) request.stdin_data = read_file(*stdin_file, "stdin file");
@@ -330,6 +332,7 @@ int humaneval_command(const ParsedArgs& args, const Profile& profile) {
     ExecRequest settings;
     settings.limits = profile.limits;
     settings.isolation = profile.isolation;
+    settings.template_name = args.value("--template").value_or("");
     const auto total = samples.empty() ? tasks.size() : samples.size();
     ProgressBar bar("humaneval", total, !args.flag("--json"));
     BatchOptions batch;
@@ -378,6 +381,7 @@ int eval_command(const ParsedArgs& args) {
     const auto profile = profile_option(args);
     runner_options.limits = profile.limits;
     runner_options.isolation = profile.isolation;
+    runner_options.template_name = args.value("--template").value_or("");
     if (args.value("--humaneval")) {
         if (!args.positional.empty()) throw usage_error("give either SUITE or --humaneval FILE, not both");
         return humaneval_command(args, profile);
@@ -701,6 +705,7 @@ const std::vector<Command>& commands() {
         make_init_command(),     // src/cli/init_command.cpp
         make_serve_command(),    // src/cli/serve_command.cpp
         make_swe_command(),      // src/cli/swe_command.cpp
+        make_template_command(), // src/cli/template_command.cpp
     };
     return all;
 }

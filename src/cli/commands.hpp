@@ -20,6 +20,7 @@ Command make_redteam_command();  // src/cli/redteam_command.cpp
 Command make_init_command();     // src/cli/init_command.cpp
 Command make_serve_command();    // src/cli/serve_command.cpp
 Command make_swe_command();      // src/cli/swe_command.cpp
+Command make_template_command(); // src/cli/template_command.cpp
 
 // Exit statuses shared by every command (documented in docs/cli.md).
 inline constexpr int kExitFailed = 1;      // a test failed, code was blocked, no code was found

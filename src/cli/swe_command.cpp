@@ -23,6 +23,7 @@
 #include "cli/python_interpreter.hpp"
 #include "e2beval/core/json.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "e2beval/local/templates.hpp"
 #include "e2beval/swe/evaluate.hpp"
 
 namespace fs = std::filesystem;
@@ -117,7 +118,9 @@ int swe_command(const ParsedArgs& args) {
     sandbox_options.python_info = require_working_python(choice);
     sandbox_options.pool.enabled = false;  // sessions only
     sandbox_options.ready_sessions = jobs;
-    options.python_executable = python_path_for_sandbox(choice.interpreter);
+    // With a template, its virtualenv is the tests' Python (first on the session's PATH); else --python's.
+    if (options.template_name.empty()) options.python_executable = python_path_for_sandbox(choice.interpreter);
+    else find_template(options.template_name);  // an unknown name: input_error listing the known ones
     LocalSandbox sandbox(sandbox_options);
 
     std::vector<Job> work;
@@ -236,7 +239,7 @@ Command make_swe_command() {
               {"--jobs", "N", "evaluations at once, each in its own sandbox (default 1)"},
               {"--output-dir", "DIR", "where the reports go (default swe_reports)"},
               {"--python", "PATH", "the Python (e.g. a virtualenv's bin/python, with pytest) the tests run with"},
-              {"--template", "NAME", "a template that provides the tests' Python (not in this build yet: use --python)"},
+              {"--template", "NAME", "a template (e2beval template build) whose virtualenv provides the tests' Python and packages"},
               {"--timeout", "SECONDS", "the test run's limit (default 300)"},
               {"--protect-tests", "", "refuse patches that touch the test files (those of the test patch and the test ids)"},
               {"--validate", "", "check the instances: the gold patch must resolve, no patch must leave FAIL_TO_PASS failing"}},

@@ -62,6 +62,7 @@ AnswerRun run_extracted(Sandbox& sandbox, Extraction extraction, const AnswerOpt
     request.code = run.extraction->code;
     request.limits = options.limits;
     request.isolation = options.isolation;
+    request.template_name = options.template_name;
     run.exec = sandbox.execute(request);
     run.status = classify_answer(run.findings, run.exec);
     return run;

@@ -156,7 +156,8 @@ std::string shown_config_value(const json::value& value) {
 const std::vector<std::string_view>& assertion_option_keys() {
     static const std::vector<std::string_view> keys = {"backend", "limits",    "timeout",       "isolation", "policy",
                                                        "scan",    "language",  "compare",       "keep_main", "keep_examples",
-                                                       "python",  "metrics",   "results_dir"};
+                                                       "python",  "metrics",   "results_dir",   "template",
+                                                       "expect_results"};
     return keys;
 }
 
@@ -216,6 +217,10 @@ AssertionOptions assertion_options_from_json(const json::value& config) {
             options.python_executable = text(key, value);
         } else if (key == "results_dir") {
             options.results_dir = text(key, value);
+        } else if (key == "template") {
+            runner.template_name = text(key, value);  // an unknown one fails the test, listing the known ones
+        } else if (key == "expect_results") {
+            options.expect_results = parsed([&] { return expected_results_from_json(value); });
         }
     }
     if (backend == "e2b") refuse("backend 'e2b' is not available yet; use backend: local (the default, no API key needed)");
@@ -228,6 +233,10 @@ AssertionOptions provider_options_from_json(const json::value& config) {
     if (!config.is_object()) return assertion_options_from_json(config);
     json::object own = config.get_object();
     for (const auto key : promptfoo_provider_keys()) own.erase(key);
+    // A provider returns what the code printed and did; checking its rich results is the assertion's job.
+    if (own.contains("expect_results"))
+        refuse("expect_results is an assertion setting (a type: python assertion with e2beval.promptfoo.get_assert); "
+               "a provider's config does not take it");
     return assertion_options_from_json(own);
 }
 
@@ -257,6 +266,7 @@ AnswerOptions answer_options(const AssertionOptions& options) {
     answer.scan = options.runner.scan;
     answer.limits = options.runner.limits;
     answer.isolation = options.runner.isolation;
+    answer.template_name = options.runner.template_name;
     return answer;
 }
 

@@ -730,6 +730,7 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
     request.code = build_program(extraction->code, spec, prepared.marker, options_.limits);
     request.limits = options_.limits;
     request.isolation = options_.isolation;
+    request.template_name = options_.template_name;
     prepared.request = std::move(request);
     return prepared;
 }

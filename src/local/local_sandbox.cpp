@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -34,6 +35,7 @@
 #include "local/seccomp.hpp"
 #include "local/python_zygote.hpp"
 #include "local/supervisor.hpp"
+#include "local/template_environment.hpp"
 #include "local/warm_pool.hpp"
 #include "local/zygote_startup.hpp"
 
@@ -164,7 +166,7 @@ InterpreterInfo discover_python(const std::string& python) {
 }
 
 namespace {
-std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settings, const IsolationProfile& isolation);
+std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settings, const local::WarmPoolKey& key);
 }  // namespace
 
 LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) : Sandbox(std::move(executor)) {
@@ -186,8 +188,8 @@ LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) 
     if (settings_->options.pool.enabled)
         // The starter holds the settings, not `this`: zygotes may be launched for executions that outlive it.
         pool_ = std::make_shared<local::WarmPool>(settings_->options.pool.max_zygotes, settings_->options.pool.max_uses,
-                                                  [settings = settings_](const IsolationProfile& isolation) {
-                                                      return start_zygote(*settings, isolation);
+                                                  [settings = settings_](const local::WarmPoolKey& key) {
+                                                      return start_zygote(*settings, key);
                                                   });
     session_pool_ = std::make_shared<local::SessionPool>(
         local::configured_session_pool_size(settings_->options.ready_sessions),
@@ -202,7 +204,8 @@ local::SupervisionRequest local::base_request(const LocalSandbox::Settings& sett
     const auto ids = local::choose_id_mapping();
     local::SupervisionRequest supervision;
     auto& plan = supervision.plan;
-    const auto program = local::program_command(request.language, kWorkspace, settings.python, local::configured_node(settings.options.node_executable),
+    const auto python = local::sandbox_python(settings.python, request.template_name);
+    const auto program = local::program_command(request.language, kWorkspace, python.info, local::configured_node(settings.options.node_executable),
                                                 request.limits);
     if (with_filesystem) {
         local::RootFilesystemSpec filesystem;
@@ -236,6 +239,13 @@ local::SupervisionRequest local::base_request(const LocalSandbox::Settings& sett
     plan.arguments.front() = plan.executable;
     plan.arguments.push_back(plan.program_path);
     plan.environment = base_environment();
+    for (const auto& variable : local::template_environment(python, "/usr/local/bin:/usr/bin:/bin")) {
+        const auto name = variable.substr(0, variable.find('=') + 1);
+        auto same = std::find_if(plan.environment.begin(), plan.environment.end(),
+                                 [&](const std::string& existing) { return existing.rfind(name, 0) == 0; });
+        if (same != plan.environment.end()) *same = variable;
+        else plan.environment.push_back(variable);
+    }
     for (const auto& [name, value] : request.env) plan.environment.push_back(name + "=" + value);
     const bool cgroup = local::cgroup_support().version != local::CgroupSupport::Version::none;
     plan.rlimits = local::plan_rlimits(request.limits, cgroup);
@@ -255,15 +265,17 @@ local::SupervisionRequest local::base_request(const LocalSandbox::Settings& sett
 
 namespace {
 
-std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settings, const IsolationProfile& isolation) {
+std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settings, const local::WarmPoolKey& key) {
+    const auto& isolation = key.isolation;
     ExecRequest zygote;
     zygote.code = local::kPythonZygoteSource;
     zygote.isolation = isolation;
+    zygote.template_name = key.template_name;
     zygote.limits.workspace_bytes = 1 * kMiB;
     auto request = local::base_request(settings, zygote, true);
     request.plan.zygote = true;
     request.plan.program_path = "/tmp/zygote.py";
-    request.plan.arguments = {local::path_inside(settings.python.executable), "-I", "-B", "-u", request.plan.program_path};
+    request.plan.arguments = {request.plan.executable, "-I", "-B", "-u", request.plan.program_path};
     // The zygote itself runs no untrusted code: the per-execution limits are set in each child.
     request.plan.rlimits = {{RLIMIT_CORE, 0, 0, "RLIMIT_CORE"}};
     request.plan.finalize();
@@ -278,6 +290,7 @@ std::unique_ptr<local::Zygote> start_zygote(const LocalSandbox::Settings& settin
 
 void LocalSandbox::initiate_execute(executor_type io, ExecRequest request, ExecHandler& handler) {
     validate_request(request);  // a refusal throws here, while `handler` is still the caller's
+    local::sandbox_python(settings_->python, request.template_name);  // an unknown template, too
     // From here on the handler is ours: whatever fails completes it with the error (exactly once).
     const auto slot = boost::asio::get_associated_cancellation_slot(handler);
     auto taken = std::make_shared<std::optional<ExecHandler>>(std::move(handler));
@@ -306,13 +319,17 @@ namespace {
 
 using ResultHandler = boost::asio::any_completion_handler<void(ExecResult)>;
 
+local::WarmPoolKey warm_key(const LocalSandbox::Settings& settings, const ExecRequest& request) {
+    return {request.isolation, request.template_name, local::sandbox_python(settings.python, request.template_name).key};
+}
+
 // Runs `request` in `zygote` (ready); false, leaving `handler` untouched and the zygote released as broken,
 // when the zygote cannot take it.
 bool run_warm(const std::shared_ptr<const LocalSandbox::Settings>& settings, const std::shared_ptr<local::WarmPool>& pool,
-              const std::shared_ptr<local::Zygote>& zygote, LocalSandbox::executor_type io, const ExecRequest& request,
-              ResultHandler& handler) {
+              const std::shared_ptr<local::Zygote>& zygote, const local::WarmPoolKey& key, LocalSandbox::executor_type io,
+              const ExecRequest& request, ResultHandler& handler) {
     local::WarmHooks hooks;
-    hooks.release = [pool, zygote, key = request.isolation](bool healthy) { pool->release(key, zygote, healthy); };
+    hooks.release = [pool, zygote, key](bool healthy) { pool->release(key, zygote, healthy); };
     hooks.kill_zygote = [zygote] { zygote->kill(); };
     hooks.prepare_standby = [zygote](local::UniqueFd standby_pidfd) { zygote->prepare_standby(std::move(standby_pidfd)); };
     hooks.zygote_pidfd = ::fcntl(zygote->init_pidfd(), F_DUPFD_CLOEXEC, 0);
@@ -342,31 +359,34 @@ void run_cold(const std::shared_ptr<const LocalSandbox::Settings>& settings, Loc
 void LocalSandbox::run(executor_type io, ExecRequest request, ResultHandler& handler) {
     const auto& settings = settings_;
     if (pool_ && request.language == Language::python) {
+        // Resolved once: the template may be removed while this execution waits, and its zygote goes back under
+        // the key it was taken with.
+        const auto key = warm_key(*settings, request);
         std::shared_ptr<local::Zygote> zygote;
         try {
-            zygote = pool_->acquire(request.isolation);
+            zygote = pool_->acquire(key);
         } catch (const error&) {
             zygote = nullptr;  // the pool cannot start here: this execution runs cold, just as isolated
         }
         if (zygote && zygote->ready) {
-            if (run_warm(settings, pool_, zygote, io, request, handler)) return;
+            if (run_warm(settings, pool_, zygote, key, io, request, handler)) return;
         } else if (zygote) {
             // A new zygote: wait for its start on the event loop (never blocking it), then run warm, or
             // cold if it could not start. Cancelling the execution cancels the wait.
             const auto slot = boost::asio::get_associated_cancellation_slot(handler);
             local::async_wait_until_ready(io, zygote, boost::asio::bind_cancellation_slot(slot,
-                [settings, pool = pool_, zygote, io, request = std::move(request), handler = std::move(handler)](
+                [settings, pool = pool_, zygote, key, io, request = std::move(request), handler = std::move(handler)](
                     boost::system::error_code ec, const std::string& failure) mutable {
                     if (ec == boost::asio::error::operation_aborted) {
-                        pool->release(request.isolation, zygote, false);
+                        pool->release(key, zygote, false);
                         ExecResult cancelled;
                         cancelled.outcome = Outcome::cancelled;
                         cancelled.detail = "cancelled: the caller cancelled the execution before it started";
                         return std::move(handler)(std::move(cancelled));
                     }
                     try {
-                        if (failure.empty() && run_warm(settings, pool, zygote, io, request, handler)) return;
-                        if (!failure.empty()) pool->release(request.isolation, zygote, false);
+                        if (failure.empty() && run_warm(settings, pool, zygote, key, io, request, handler)) return;
+                        if (!failure.empty()) pool->release(key, zygote, false);
                         run_cold(settings, io, request, std::move(handler));
                     } catch (const std::exception& thrown) {
                         auto failed = failure_completion(thrown).second;
@@ -380,7 +400,7 @@ void LocalSandbox::run(executor_type io, ExecRequest request, ResultHandler& han
 }
 
 void LocalSandbox::warm_up(std::size_t count, const IsolationProfile& isolation) {
-    if (pool_) pool_->warm_up(isolation, count);
+    if (pool_) pool_->warm_up(local::WarmPoolKey{isolation, "", ""}, count);
 }
 
 std::vector<int> LocalSandbox::zygote_pids() const {

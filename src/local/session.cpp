@@ -620,6 +620,7 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     base.limits = options.limits;
     base.isolation = options.isolation;
     base.env = options.env;
+    base.template_name = options.template_name;
     // JavaScript contexts need Node.js inside too: its install prefix when it is outside the system paths.
     std::optional<InterpreterInfo> node;
     try {
@@ -636,7 +637,7 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     plan.working_directory = kHome;
     plan.program_path = kAgentPath;
     plan.program_source = agent_source;
-    plan.arguments = {local::path_inside(settings.python.executable), "-I", "-B", "-u", plan.program_path};
+    plan.arguments = {plan.executable, "-I", "-B", "-u", plan.program_path};  // the template's Python, if any
     for (auto& variable : plan.environment)
         if (variable.rfind("HOME=", 0) == 0) variable = std::string("HOME=") + kHome;
     plan.environment.push_back(std::string("E2BEVAL_AGENT_HOME=") + kHome);

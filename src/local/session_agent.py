@@ -170,6 +170,15 @@ def serve(control_in_fd, control_out_fd):
                 result[key] = data
             except Exception:
                 continue
+        try:
+            data = frame_data(value)
+            if data is not None:
+                result["data"] = data
+            png = figure_png(value)
+            if png is not None:
+                result["png"] = png
+        except Exception:
+            pass
         return result
 
     def display(*objects, **ignored):
@@ -177,6 +186,88 @@ def serve(control_in_fd, control_out_fd):
             send(bundle(obj, False))
 
     builtins.display = display
+
+    # Rich results as E2B's code interpreter (a Jupyter kernel with the inline matplotlib backend and E2B's
+    # e2b/data formatter) gives them: a DataFrame's columns as `data`, a matplotlib figure as a PNG, figures shown
+    # with plt.show() or left open at the end of a cell as display results (not the main one), then closed.
+    def jsonable(value):
+        # pandas leaves NaN and infinities in to_dict(); JSON has no such numbers: null, as pandas' to_json does.
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return None
+        if isinstance(value, dict):
+            return {str(key): jsonable(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [jsonable(item) for item in value]
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        isoformat = getattr(value, "isoformat", None)
+        if callable(isoformat):
+            return isoformat()  # pandas.Timestamp, datetime: as E2B's formatter gives them
+        item = getattr(value, "item", None)  # a numpy scalar
+        if callable(item):
+            try:
+                return jsonable(item())
+            except Exception:
+                pass
+        return str(value)
+
+    def frame_data(value):
+        pandas = sys.modules.get("pandas")
+        if pandas is None or not isinstance(value, pandas.DataFrame):
+            return None
+        try:
+            return jsonable(value.to_dict(orient="list"))
+        except Exception:
+            return None
+
+    def figure_png(value):
+        figure_module = sys.modules.get("matplotlib.figure")
+        if figure_module is None or not isinstance(value, figure_module.Figure):
+            return None
+        import io
+        buffer = io.BytesIO()
+        value.savefig(buffer, format="png", bbox_inches="tight")  # as the inline backend renders figures
+        return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+    def flush_figures(*args, **kwargs):
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None:
+            return
+        try:
+            figures = [manager.canvas.figure for manager in __import__("matplotlib._pylab_helpers").
+                       _pylab_helpers.Gcf.get_all_fig_managers()]
+        except Exception:
+            return
+        try:
+            for figure in figures:
+                send(bundle(figure, False))
+        finally:
+            pyplot.close("all")
+
+    class PyplotHook:
+        # Replaces matplotlib.pyplot.show once pyplot is imported, without importing matplotlib in every kernel.
+        def find_spec(self, name, path=None, target=None):
+            if name != "matplotlib.pyplot":
+                return None
+            for finder in sys.meta_path:
+                find = getattr(finder, "find_spec", None)
+                if finder is self or find is None:
+                    continue
+                spec = find(name, path, target)
+                if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    original = spec.loader.exec_module
+
+                    def exec_module(module, original=original):
+                        original(module)
+                        module.show = flush_figures
+
+                    spec.loader.exec_module = exec_module
+                    return spec
+            return None
+
+    sys.meta_path.insert(0, PyplotHook())
+    # No display here: figures render with Agg (processes the cells start inherit it, and stay headless too).
+    os.environ.setdefault("MPLBACKEND", "Agg")
 
     def describe(exc):
         try:
@@ -236,7 +327,7 @@ def serve(control_in_fd, control_out_fd):
                 send(bundle(value, True))
 
     kernel_code = {function.__code__ for function in (on_sigint, flush_streams, send, bundle, display, run_coroutine,
-                                                      run, execute)}
+                                                      run, execute, flush_figures)}
 
     # Up and serving: the agent waits for this before it reports a session with a pre-started default context
     # ready (E2BEVAL_AGENT_DEFAULT_CONTEXT), so that session's first cell pays only for the cell.
@@ -262,6 +353,7 @@ def serve(control_in_fd, control_out_fd):
             try:
                 state["running"] = True
                 execute(source, filename)
+                flush_figures()  # as the inline backend does after every cell
             finally:
                 state["running"] = False
         except KeyboardInterrupt as exc:
@@ -1062,16 +1154,18 @@ class CellRun:
                 dropped.append("its %s of %d bytes was too large" % (key, len(value)))
             else:
                 result[key] = value
-        if "json" in message:
+        for key in ("json", "data"):  # data: a DataFrame's columns, as E2B's e2b/data formatter gives them
+            if key not in message:
+                continue
             try:
-                encoded = json.dumps(message["json"], allow_nan=False)
+                encoded = json.dumps(message[key], allow_nan=False)
             except (TypeError, ValueError, RecursionError):
                 encoded = None
-                dropped.append("its json was not JSON")
+                dropped.append("its %s was not JSON" % key)
             if encoded is not None and len(encoded) > RESULT_FIELD_CAP_BYTES:
-                dropped.append("its json of %d bytes was too large" % len(encoded))
+                dropped.append("its %s of %d bytes was too large" % (key, len(encoded)))
             elif encoded is not None:
-                result["json"] = message["json"]
+                result[key] = message[key]
         result.setdefault("text", "")
         size = sum(len(value) if isinstance(value, str) else len(json.dumps(value)) for value in result.values()
                    if not isinstance(value, bool))

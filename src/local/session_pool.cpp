@@ -11,13 +11,14 @@
 #include <thread>
 
 #include "e2beval/core/error.hpp"
+#include "e2beval/local/templates.hpp"
 
 namespace e2beval::local {
 
 namespace {
 
 // Every option that changes how a session's sandbox and agent start (session.cpp, session_request): all of
-// its limits and its isolation profile. Timeout and metadata are set at hand-out; env never comes pooled.
+// its limits, its isolation profile and its template. Timeout and metadata are set at hand-out; env never comes pooled.
 std::string pool_key(const SessionOptions& options) {
     const Limits& limits = options.limits;
     const IsolationProfile& isolation = options.isolation;
@@ -30,6 +31,10 @@ std::string pool_key(const SessionOptions& options) {
           static_cast<std::uint64_t>(isolation.minimum_level)})
         key += std::to_string(number) + ",";
     key += std::to_string(limits.cpus);
+    // A template's sessions are kept per build: one rebuilt under the same name never hands out the old one's.
+    // An unknown template throws input_error here, naming the known ones.
+    if (!is_default_template(options.template_name))
+        key += options.template_name + "@" + find_template(options.template_name).build_id;
     return key;
 }
 
@@ -166,6 +171,7 @@ void SessionPool::keep_ready(const SessionOptions& options) {
         if (added) {
             entry->second.options.limits = options.limits;
             entry->second.options.isolation = options.isolation;
+            entry->second.options.template_name = options.template_name;  // part of the key: ready ones start in it
         }
         entry->second.wanted = true;
         if (!state_->filler.joinable()) state_->filler = std::thread([state = state_.get()] { state->fill(); });

@@ -8,7 +8,7 @@
 
 namespace e2beval::local {
 
-std::shared_ptr<Zygote> WarmPool::launch(const IsolationProfile& key) {
+std::shared_ptr<Zygote> WarmPool::launch(const WarmPoolKey& key) {
     try {
         std::shared_ptr<Zygote> zygote = start_(key);
         std::lock_guard lock(mutex_);
@@ -21,7 +21,7 @@ std::shared_ptr<Zygote> WarmPool::launch(const IsolationProfile& key) {
     }
 }
 
-std::shared_ptr<Zygote> WarmPool::acquire(const IsolationProfile& key) {
+std::shared_ptr<Zygote> WarmPool::acquire(const WarmPoolKey& key) {
     {
         std::lock_guard lock(mutex_);
         auto& idle = idle_[key];
@@ -47,7 +47,7 @@ std::shared_ptr<Zygote> WarmPool::acquire(const IsolationProfile& key) {
     return launch(key);
 }
 
-void WarmPool::release(const IsolationProfile& key, std::shared_ptr<Zygote> zygote, bool healthy) {
+void WarmPool::release(const WarmPoolKey& key, std::shared_ptr<Zygote> zygote, bool healthy) {
     bool launch_spare = false;
     {
         std::lock_guard lock(mutex_);
@@ -73,7 +73,7 @@ void WarmPool::release(const IsolationProfile& key, std::shared_ptr<Zygote> zygo
     }
 }
 
-void WarmPool::warm_up(const IsolationProfile& key, std::size_t count) {
+void WarmPool::warm_up(const WarmPoolKey& key, std::size_t count) {
     std::vector<std::shared_ptr<Zygote>> started;
     for (;;) {
         {

@@ -1,4 +1,4 @@
-// The warm pool: zygotes kept per isolation profile (network, seccomp mode, minimum level), each serving
+// The warm pool: zygotes kept per isolation profile (network, seccomp mode, minimum level) and template, each serving
 // one execution at a time, recycled after a number of uses or on any anomaly, replaced when they die.
 // A zygote near the end of its uses has its replacement launched ahead of need (a spare), so no request
 // waits for an interpreter to start when a zygote is recycled.
@@ -9,16 +9,25 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "local/supervisor.hpp"
 
 namespace e2beval::local {
 
+// Zygotes are kept per isolation profile and per template: each zygote runs one template's interpreter.
+struct WarmPoolKey {
+    IsolationProfile isolation;
+    std::string template_name;  // as asked for (the starter resolves it)
+    std::string template_key;   // NAME@BUILD_ID, "" for the default environment (template_environment.hpp)
+    friend auto operator<=>(const WarmPoolKey&, const WarmPoolKey&) = default;
+};
+
 class WarmPool {
 public:
     // Launches a zygote for a profile (it is not ready yet; zygote_startup.hpp waits for that).
-    using Starter = std::function<std::unique_ptr<Zygote>(const IsolationProfile&)>;
+    using Starter = std::function<std::unique_ptr<Zygote>(const WarmPoolKey&)>;
 
     WarmPool(std::size_t max_zygotes, unsigned max_uses, Starter start)
         : max_zygotes_(max_zygotes), max_uses_(max_uses), start_(std::move(start)) {}
@@ -26,12 +35,12 @@ public:
     // An idle zygote for `key` (a ready one first), or one just launched when none is idle and the pool has
     // room (not ready yet: the caller waits for it); nullptr when every zygote is busy and the pool is full
     // (the caller then runs cold).
-    std::shared_ptr<Zygote> acquire(const IsolationProfile& key);
+    std::shared_ptr<Zygote> acquire(const WarmPoolKey& key);
     // Gives a zygote back; an unhealthy or worn-out one is killed instead. A zygote that has `spare_lead`
     // uses left gets its replacement launched now, while it still serves.
-    void release(const IsolationProfile& key, std::shared_ptr<Zygote> zygote, bool healthy);
+    void release(const WarmPoolKey& key, std::shared_ptr<Zygote> zygote, bool healthy);
     // Starts zygotes until `count` are idle for `key` (or the pool is full), waiting until they are ready.
-    void warm_up(const IsolationProfile& key, std::size_t count);
+    void warm_up(const WarmPoolKey& key, std::size_t count);
     // Host pids of the live zygotes' init processes.
     std::vector<pid_t> zygote_init_pids();
 
@@ -40,14 +49,14 @@ public:
     static constexpr unsigned kSpareLead = 64;
 
 private:
-    std::shared_ptr<Zygote> launch(const IsolationProfile& key);  // counted in live_ by the caller
+    std::shared_ptr<Zygote> launch(const WarmPoolKey& key);  // counted in live_ by the caller
 
     std::mutex mutex_;
     std::size_t max_zygotes_;
     unsigned max_uses_;
     Starter start_;
     std::size_t live_ = 0;
-    std::map<IsolationProfile, std::vector<std::shared_ptr<Zygote>>> idle_;
+    std::map<WarmPoolKey, std::vector<std::shared_ptr<Zygote>>> idle_;
     std::vector<std::weak_ptr<Zygote>> all_;
 };
 

@@ -14,6 +14,7 @@
 #include "e2beval/eval/humaneval.hpp"
 #include "e2beval/core/text.hpp"
 #include "e2beval/core/types.hpp"
+#include "report/report_images.hpp"
 #include "report/report_markup.hpp"
 
 namespace e2beval {
@@ -135,6 +136,7 @@ std::optional<double> absorb_detail(const json::object& detail, ReportRow& row) 
             row.cases.push_back(case_from_json(object, reason));
         }
     }
+    report_images::absorb_png_results(detail, row);
     if (const auto* extraction = object_at(detail, "extraction")) set_if_empty(row.code, string_at(*extraction, "code"), kMaxCodeBytes);
     if (const auto* exec = object_at(detail, "exec")) {
         if (auto nested = absorb_detail(*exec, row)) runtime_s = nested;

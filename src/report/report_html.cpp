@@ -11,6 +11,7 @@
 #include "e2beval/core/error.hpp"
 #include "e2beval/report/report.hpp"
 #include "report/report_charts.hpp"
+#include "report/report_images.hpp"
 #include "report/report_markup.hpp"
 
 namespace e2beval {
@@ -50,6 +51,7 @@ tbody.result.open > tr.main { background: #eef4fb; }
 tr.detail > td { background: #fbfcfd; padding: 10px 16px 14px; border-bottom: 2px solid #d0d7de; }
 button.toggle { font: inherit; font-size: 12px; color: #0969da; background: none; border: 1px solid #d0d7de; border-radius: 4px;
                 padding: 0 6px; margin-left: 6px; cursor: pointer; white-space: nowrap; }
+.png-results img { max-width: 480px; max-height: 360px; margin: 4px 8px 4px 0; border: 1px solid #ddd; background: #fff; }
 .logs { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 12px; }
 table.cases { width: auto; max-width: 100%; margin: 4px 0 8px; } table.cases td, table.cases th { font-size: 12px; cursor: default; }
 table.cases td.case-text { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; max-width: 420px; }
@@ -279,6 +281,7 @@ std::string row_details(const ReportRow& row) {
         html += "<div class=\"logs\"><div>" + (row.stdout_text.empty() ? "<div class=\"detail-label\">stdout</div><pre>(empty)</pre>" : pre_block("stdout", row.stdout_text)) +
                 "</div><div>" + (row.stderr_text.empty() ? "<div class=\"detail-label\">stderr</div><pre>(empty)</pre>" : pre_block("stderr", row.stderr_text)) +
                 "</div></div>";
+    html += report_images::png_results_block(row);
     html += pre_block("model output", row.model_output);
     if (html.empty()) html = "<div class=\"note\">The source recorded nothing more about this result.</div>";
     return html;

@@ -25,8 +25,9 @@ namespace urls = boost::urls;
 
 namespace {
 
-// The templates a request may name: each is the one local template (Python, Node and bash). Any other name is
-// refused rather than silently served by something it did not ask for.
+// The names of the default environment (Python, Node and bash). Any other name must be a template built with
+// `e2beval template build` (docs/templates.md); an unknown one is refused with E2B's 404 rather than silently
+// served by something it did not ask for.
 const std::set<std::string, std::less<>> kTemplates = {"base", "code-interpreter-v1", "code-interpreter", "code-interpreter-beta",
                                                         "e2beval"};
 constexpr const char* kClientId = "e2beval";
@@ -151,12 +152,6 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
         return error_response(http::status::bad_request, "\"templateID\" (a string) is required");
     }
     const std::string template_id(template_field->as_string());
-    if (!kTemplates.contains(template_id)) {
-        return error_response(
-            http::status::not_found, "template '" + template_id +
-                                         "' not found: e2beval serve has one template (Python, JavaScript, bash), named "
-                                         "'code-interpreter-v1' (also 'base', 'code-interpreter', 'e2beval')");
-    }
     std::string problem;
     auto timeout = timeout_field(body, problem, context.options, false);
     auto metadata = string_map_field(body, "metadata", "\"metadata\"");
@@ -195,6 +190,7 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
     options.metadata = std::get<std::map<std::string, std::string>>(std::move(metadata));
     for (auto& [name, value] : std::get<std::map<std::string, std::string>>(std::move(envs))) options.env[name] = value;
     options.isolation.network = internet;
+    if (!kTemplates.contains(template_id)) options.template_name = template_id;
 
     auto served = std::make_shared<ServedSandbox>();
     served->template_id = template_id;
@@ -217,6 +213,11 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
             context.sandboxes.add(served);
             if (context.stopping) context.sandboxes.kill(served->session->id());
             return json_response(http::status::created, sandbox_json(*served));
+        } catch (const unknown_template_error& error) {
+            return error_response(http::status::not_found,
+                                  "template '" + served->template_id + "' not found: " + error.what() +
+                                      " (the default environment is named 'code-interpreter-v1', also 'base', "
+                                      "'code-interpreter', 'e2beval')");
         } catch (const input_error& error) {
             return error_response(http::status::bad_request, error.what());
         } catch (const std::exception& error) {

@@ -34,6 +34,13 @@ public:
     explicit input_error(const std::string& message) : error(errc::invalid_input, message) {}
 };
 
+// A template name (docs/templates.md) that names no built template; the message lists the known ones. `e2beval
+// serve` answers it with E2B's 404 for an unknown template.
+class unknown_template_error : public input_error {
+public:
+    using input_error::input_error;
+};
+
 class extraction_error : public error {
 public:
     explicit extraction_error(const std::string& message) : error(errc::no_code_found, message) {}

@@ -92,6 +92,8 @@ struct ExecRequest {
     std::map<std::string, std::string> env;
     Limits limits;
     IsolationProfile isolation;
+    // The template (docs/templates.md) whose environment runs the code; empty: the default environment.
+    std::string template_name;
 };
 
 struct ExecResult {

@@ -31,6 +31,7 @@ struct AnswerOptions {
     bool scan = true;  // false: skip the scanner (the sandbox still applies)
     Limits limits;
     IsolationProfile isolation;
+    std::string template_name;  // the template whose environment runs the code (docs/templates.md); empty: default
 };
 
 struct AnswerRun {

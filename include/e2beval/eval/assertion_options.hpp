@@ -12,6 +12,7 @@
 #include "e2beval/core/types.hpp"
 #include "e2beval/eval/answer.hpp"
 #include "e2beval/eval/compare.hpp"
+#include "e2beval/eval/result_check.hpp"
 #include "e2beval/eval/runner.hpp"
 
 namespace e2beval {
@@ -32,6 +33,7 @@ struct AssertionOptions {
     std::string python_executable;        // empty: $E2BEVAL_PYTHON, else the default
     bool metrics = true;                  // write a metrics record per test
     std::string results_dir;              // empty: $PROMPTFOO_RESULTS_DIR, else .promptfoo_results
+    std::vector<ExpectedResult> expect_results;  // empty: no rich-result check (eval/result_check.hpp)
 };
 
 // The keys an assertion's `config:` takes, in the order error messages list them.

@@ -95,6 +95,7 @@ struct RunnerOptions {
     bool keep_examples = false;  // extraction: keep top-level example calls and tests
     Limits limits;
     IsolationProfile isolation;
+    std::string template_name;  // the template whose environment runs the code (docs/templates.md); empty: default
     // Replaces every test's own `compare:` (promptfoo's assertion `config: {compare: ...}` sets it).
     std::optional<CompareMode> compare;
 };

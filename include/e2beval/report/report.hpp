@@ -55,6 +55,8 @@ struct ReportRow {
     std::string stdout_text;
     std::string stderr_text;
     std::vector<ReportCase> cases;     // per test case, when there were several
+    std::vector<std::string> png_results;  // a cell's plots, base64 (expect_results; src/report/report_images.hpp)
+    std::string png_results_note;          // what of them was left out, and why
     double timestamp = 0.0;            // epoch seconds; 0 when unknown
     std::string run_id;                // the run that produced it (see RunSelection); kLegacyRunId when unrecorded
 };

@@ -24,8 +24,8 @@ struct EvaluationOptions {
     // The Python whose directory comes first on PATH in the sandbox (`python`, `pytest` of a virtualenv):
     // an absolute path, the same interpreter the sandbox was made with. Empty: the sandbox's PATH as it is.
     std::string python_executable;
-    // A template by name (issue 16: a virtualenv directory mounted read-only) instead of python_executable.
-    // Reserved: the session options get the name once templates exist; until then a non-empty name is refused.
+    // A template by name (docs/templates.md: a virtualenv mounted read-only, its bin first on PATH) instead of
+    // python_executable; the sessions run in it.
     std::string template_name;
     // The whole session: memory, processes, workspace (the repository lives there), largest file.
     Limits limits = [] {

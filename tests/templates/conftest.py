@@ -1,0 +1,50 @@
+"""Templates (docs/templates.md) for the tests of this directory: one cache directory under build/ shared by the
+whole run (E2BEVAL_CACHE_DIR, so the CLI, the Python module, promptfoo's assertion and `e2beval serve` all see
+it), pip's cache under build/ too, and the data-science template of examples/templates built once per run
+(reused by hash on the next run, so only the first run downloads anything)."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = REPO / "build" / "test-templates"
+REQUIREMENTS = REPO / "examples" / "templates" / "requirements.txt"
+
+
+def cli() -> str:
+    candidate = Path(sys.executable).parent / "e2beval"
+    assert candidate.exists(), f"e2beval is not installed next to {sys.executable}: run scripts/setup.sh"
+    return str(candidate)
+
+
+def template(*arguments: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """`e2beval template ARGUMENTS` with the tests' cache directory."""
+    return subprocess.run([cli(), "template", *arguments], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "E2BEVAL_CACHE_DIR": str(CACHE),
+                               "PIP_CACHE_DIR": str(REPO / "build" / "pip-cache")})
+
+
+@pytest.fixture(scope="session", autouse=True)
+def template_cache():
+    """Every test here (and what it starts) finds templates in CACHE."""
+    saved = os.environ.get("E2BEVAL_CACHE_DIR")
+    os.environ["E2BEVAL_CACHE_DIR"] = str(CACHE)
+    yield CACHE
+    if saved is None:
+        os.environ.pop("E2BEVAL_CACHE_DIR", None)
+    else:
+        os.environ["E2BEVAL_CACHE_DIR"] = saved
+
+
+@pytest.fixture(scope="session")
+def data_science(template_cache) -> str:
+    """The data-science template (numpy, pandas, matplotlib, pinned), built or reused; its name."""
+    started = time.monotonic()
+    built = template("build", "data-science", "-r", str(REQUIREMENTS))
+    assert built.returncode == 0, f"building the data-science template failed:\n{built.stdout}\n{built.stderr}"
+    print(f"\ndata-science template ready in {time.monotonic() - started:.1f} s: {built.stdout.strip()}")
+    return "data-science"
