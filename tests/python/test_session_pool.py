@@ -32,30 +32,33 @@ def _host_pid(sandbox: Sandbox) -> int:
     return json.loads(sandbox._session.info())["host_pid"]
 
 
-def _pooled_sandbox(**options) -> Sandbox:
-    """A sandbox that comes from the pool: one that was started (and ready) before create() was called. The pool
-    may hold ready sandboxes of other kinds (ready_sandbox_pids() lists them all), so a create() that got a new
-    sandbox is tried again once the pool has refilled; a pool that never serves this kind fails the test."""
+def _pooled_sandbox_created_at(age_s: float = 0.0, **options) -> tuple[Sandbox, dt.datetime]:
+    """A sandbox that comes from the pool: one that was started (and ready) at least age_s before create() was
+    called, and the time just before that call. The pool may hold ready sandboxes of other kinds (earlier tests'
+    templates, CPU caps; ready_sandbox_pids() lists them all), so a create() that got a new sandbox is tried
+    again once the pool has refilled; a pool that never serves this kind fails the test."""
+    Sandbox.create(**options).kill()  # the first of a kind asks the pool to keep one of it ready
     deadline = time.monotonic() + WAIT_S
     while True:
         ready = _wait_for_ready_pool()
-        sandbox = Sandbox.create(**options)  # the first of a kind asks the pool to keep one of it ready
+        time.sleep(age_s)
+        before = dt.datetime.now(dt.timezone.utc)
+        sandbox = Sandbox.create(**options)
         if _host_pid(sandbox) in ready:
-            return sandbox
+            return sandbox, before
         sandbox.kill()
         assert time.monotonic() < deadline, "create() never handed out a sandbox the pool kept ready"
         time.sleep(0.2)
 
 
+def _pooled_sandbox(**options) -> Sandbox:
+    return _pooled_sandbox_created_at(**options)[0]
+
+
 def test_a_pooled_sandbox_is_handed_out_with_its_own_id_metadata_and_timeout_counted_from_hand_out():
-    Sandbox.create(timeout=60).kill()
-    ready = _wait_for_ready_pool()
-    # The ready sandbox is older than the timeout asked for below: were its lifetime counted from its start,
-    # it would be dead at once.
-    time.sleep(3)
-    before = dt.datetime.now(dt.timezone.utc)
-    sandbox = Sandbox.create(timeout=2, metadata={"owner": "test"})
-    assert _host_pid(sandbox) in ready
+    # The ready sandbox is older than the timeout asked for: were its lifetime counted from its start, it would
+    # be dead at once.
+    sandbox, before = _pooled_sandbox_created_at(age_s=3, timeout=2, metadata={"owner": "test"})
     assert sandbox.run_code("1 + 1").text == "2"
     info = sandbox.get_info()
     assert info.metadata == {"owner": "test"}
