@@ -155,8 +155,12 @@ def execute(
     isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
     pool: bool = True,
+    backend: str = "local",
 ) -> dict:
     """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ...}``.
+
+    ``backend="e2b"`` runs it in E2B's cloud instead (E2B_API_KEY, E2B_DOMAIN, E2B_API_URL, E2B_SANDBOX_URL as
+    the official SDKs read them; docs/e2b.md): the same result's shape, ``backend`` says which ran it.
 
     ``language`` is "python", "javascript" (Node.js: $E2BEVAL_NODE, else ``node`` on PATH) or "bash"; all
     three get the same isolation and limits (only Python executions come from the warm pool).
@@ -167,6 +171,15 @@ def execute(
     ``pool=True`` forks the execution from a warm zygote kept by this process (same isolation, no
     interpreter start-up); ``pool=False`` starts a cold sandbox.
     """
+    if backend == "e2b":
+        return _json.loads(
+            _core.execute_e2b(
+                _text(code, "code"), language, _text(stdin, "stdin"), dict(env or {}),
+                _limits_json(limits, timeout), _isolation_json(isolation),
+            )
+        )
+    if backend != "local":
+        raise _core.InputError("backend must be 'local' or 'e2b', got %r" % (backend,))
     return _json.loads(
         _core.execute(
             _text(code, "code"),
