@@ -20,10 +20,23 @@ using namespace e2beval;
 
 namespace e2beval::python {
 
+namespace {
+std::mutex& e2b_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+// Never destroyed by a static destructor (OpenSSL and the interpreter are gone by then): e2b_shutdown, which
+// the package registers with atexit, kills the remote sandboxes while everything still works.
+std::map<std::string, std::unique_ptr<E2bSandbox>>& e2b_sandboxes() {
+    static auto* sandboxes = new std::map<std::string, std::unique_ptr<E2bSandbox>>();
+    return *sandboxes;
+}
+}  // namespace
+
 // The environment's E2B settings decide which shared backend a call gets (a test may point at another server).
 E2bSandbox& e2b_sandbox_for(const BackendConfig& config) {
-    static std::mutex mutex;
-    static std::map<std::string, std::unique_ptr<E2bSandbox>> sandboxes;
+    auto& mutex = e2b_mutex();
+    auto& sandboxes = e2b_sandboxes();
     const auto settings = e2b_settings(config);
     const auto key = settings.api_key + "\n" + settings.domain + "\n" + settings.api_url + "\n" + settings.sandbox_url + "\n" +
                      settings.ca_file + "\n" + settings.template_id + "\n" + std::to_string(settings.max_sandboxes) + "\n" +
@@ -70,6 +83,10 @@ void bind_e2b(py::module_& m) {
     const auto release = py::call_guard<py::gil_scoped_release>();
     m.def("execute_e2b", &execute_e2b_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
           py::arg("limits_json"), py::arg("isolation_json"), release);
+    m.def("e2b_shutdown", [] {
+        std::lock_guard lock(e2b_mutex());
+        e2b_sandboxes().clear();  // each kills every remote sandbox it created
+    }, release);
     m.def("e2b_counters", [] {
         BackendConfig config;
         config.backend = "e2b";

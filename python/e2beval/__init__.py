@@ -7,6 +7,7 @@ command-line tool's ``--json`` output.
 
 from __future__ import annotations
 
+import atexit as _atexit
 import json as _json
 from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union
 
@@ -21,7 +22,12 @@ class _CoreOnFirstUse:
     def __getattr__(self, name: str) -> Any:
         import importlib
 
-        return getattr(importlib.import_module("e2beval._core"), name)
+        core = importlib.import_module("e2beval._core")
+        if not getattr(core, "_e2b_shutdown_registered", False):
+            # The E2B backend's remote sandboxes are killed while the interpreter still runs (docs/e2b.md).
+            core._e2b_shutdown_registered = True
+            _atexit.register(core.e2b_shutdown)
+        return getattr(core, name)
 
 
 _core: Any = _CoreOnFirstUse()

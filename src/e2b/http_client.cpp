@@ -169,10 +169,9 @@ struct HttpClient::Impl {
         return std::min(own, left);
     }
 
-    static asio::awaitable<bool> cancelled() {
-        const auto state = co_await asio::this_coro::cancellation_state;
-        co_return state.cancelled() != asio::cancellation_type::none;
-    }
+    // Whether the coroutine holding `state` was cancelled. (Read synchronously: a co_await inside a throw
+    // expression or its operand is what GCC 12 miscompiles into a double free.)
+    static bool cancelled(const asio::cancellation_state& state) { return state.cancelled() != asio::cancellation_type::none; }
 
     std::unique_ptr<Connection> take_idle(const Origin& origin) {
         auto found = idle.find(origin.key());
@@ -195,18 +194,19 @@ struct HttpClient::Impl {
 
     asio::awaitable<std::unique_ptr<Connection>> open(const HttpCall& call, Clock::time_point deadline, ClientCounters& counters) {
         const auto& origin = call.origin;
+        const auto cancellation = co_await asio::this_coro::cancellation_state;
         tcp::resolver resolver(executor);
         asio::steady_timer timer(executor, step(settings.resolve_timeout, deadline, call));
         auto resolved = co_await (resolver.async_resolve(origin.host, origin.port, asio::as_tuple(asio::use_awaitable)) ||
                                   timer.async_wait(asio::as_tuple(asio::use_awaitable)));
         if (resolved.index() == 1) {
-            if (co_await cancelled()) throw AttemptFailure{CallError::Stage::cancelled, "cancelled", true};
+            if (cancelled(cancellation)) throw AttemptFailure{CallError::Stage::cancelled, "cancelled", true};
             throw AttemptFailure{CallError::Stage::timeout, "resolving " + origin.host + " took longer than " +
                                                                 seconds_text(settings.resolve_timeout), true};
         }
         auto [resolve_error, endpoints] = std::get<0>(std::move(resolved));
         if (resolve_error) {
-            if (co_await cancelled()) throw AttemptFailure{CallError::Stage::cancelled, "cancelled", true};
+            if (cancelled(cancellation)) throw AttemptFailure{CallError::Stage::cancelled, "cancelled", true};
             throw AttemptFailure{CallError::Stage::resolve, "cannot resolve " + origin.host + " (" + resolve_error.message() + ")",
                                  true, resolve_error == asio::error::host_not_found};
         }
@@ -216,7 +216,7 @@ struct HttpClient::Impl {
         auto [connect_error, endpoint] = co_await plain.async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
         (void)endpoint;
         if (connect_error) {
-            if (co_await cancelled()) throw AttemptFailure{CallError::Stage::cancelled, "cancelled", true};
+            if (cancelled(cancellation)) throw AttemptFailure{CallError::Stage::cancelled, "cancelled", true};
             if (connect_error == beast::error::timeout)
                 throw AttemptFailure{CallError::Stage::timeout, "connecting to " + origin.host + ":" + origin.port + " took longer than " +
                                                                     seconds_text(settings.connect_timeout), true};
@@ -241,7 +241,7 @@ struct HttpClient::Impl {
         beast::get_lowest_layer(stream).expires_after(step(settings.handshake_timeout, deadline, call));
         auto [handshake_error] = co_await stream.async_handshake(ssl::stream_base::client, asio::as_tuple(asio::use_awaitable));
         if (handshake_error) {
-            if (co_await cancelled()) throw AttemptFailure{CallError::Stage::cancelled, "cancelled", true};
+            if (cancelled(cancellation)) throw AttemptFailure{CallError::Stage::cancelled, "cancelled", true};
             const long verify_result = SSL_get_verify_result(stream.native_handle());
             if (*name_mismatch)
                 throw AttemptFailure{CallError::Stage::certificate, "the server's TLS certificate does not name " + origin.host +
@@ -265,6 +265,7 @@ struct HttpClient::Impl {
     asio::awaitable<HttpResponse> attempt(const HttpCall& call, Clock::time_point deadline, ClientCounters& counters,
                                           std::chrono::milliseconds read_timeout,
                                           const std::function<bool(std::string_view)>* on_bytes) {
+        const auto cancellation = co_await asio::this_coro::cancellation_state;
         auto connection = take_idle(call.origin);
         if (!connection) connection = co_await open(call, deadline, counters);
         const bool reused = connection->reused;
@@ -286,7 +287,7 @@ struct HttpClient::Impl {
             [&](auto& stream) { return http::async_write(stream, request, asio::as_tuple(asio::use_awaitable)); }, connection->stream);
         (void)written;
         if (write_error) {
-            if (co_await cancelled()) throw AttemptFailure{CallError::Stage::cancelled, "cancelled"};
+            if (cancelled(cancellation)) throw AttemptFailure{CallError::Stage::cancelled, "cancelled"};
             // A pooled connection the server had just closed: nothing reached it.
             throw AttemptFailure{write_error == beast::error::timeout ? CallError::Stage::timeout : CallError::Stage::write,
                                  "sending the request failed (" + write_error.message() + ")", reused && write_error != beast::error::timeout};
@@ -294,14 +295,15 @@ struct HttpClient::Impl {
 
         http::response_parser<http::buffer_body> parser;
         parser.body_limit(boost::none);
-        const auto read_failure = [&](const boost::system::error_code& ec, bool any_byte) -> asio::awaitable<AttemptFailure> {
-            if (co_await cancelled()) co_return AttemptFailure{CallError::Stage::cancelled, "cancelled"};
+        const auto read_failure = [&](const boost::system::error_code& ec, bool any_byte) {
+            if (cancelled(cancellation)) return AttemptFailure{CallError::Stage::cancelled, "cancelled"};
             if (ec == beast::error::timeout)
-                co_return AttemptFailure{CallError::Stage::timeout, any_byte ? "the answer stalled (no data for " + seconds_text(read_timeout) + ")"
-                                                                             : "no answer within " + seconds_text(read_timeout)};
+                return AttemptFailure{CallError::Stage::timeout, any_byte ? "the answer stalled (no data before the deadline)"
+                                                                          : "no answer before the deadline (the call's limit or " +
+                                                                                seconds_text(read_timeout) + " of silence)"};
             const bool dropped = ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
                                  ec == ssl::error::stream_truncated;
-            co_return AttemptFailure{CallError::Stage::read,
+            return AttemptFailure{CallError::Stage::read,
                                      std::string(any_byte ? "the connection broke in the middle of the answer" : "the connection closed before an answer") +
                                          " (" + (dropped ? std::string("connection reset or closed by the server") : ec.message()) + ")"};
         };
@@ -311,7 +313,7 @@ struct HttpClient::Impl {
             [&](auto& stream) { return http::async_read_header(stream, connection->buffer, parser, asio::as_tuple(asio::use_awaitable)); },
             connection->stream);
         (void)header_bytes;
-        if (header_error) throw co_await read_failure(header_error, false);
+        if (header_error) throw read_failure(header_error, false);
 
         HttpResponse response;
         response.status = parser.get().result_int();
@@ -332,7 +334,7 @@ struct HttpClient::Impl {
                 connection->stream);
             (void)read_bytes;
             if (read_error == http::error::need_buffer) read_error = {};
-            if (read_error) throw co_await read_failure(read_error, true);
+            if (read_error) throw read_failure(read_error, true);
             const std::string_view got(chunk, sizeof chunk - parser.get().body().size);
             if (streaming) {
                 if (!got.empty() && !(*on_bytes)(got)) co_return response;  // the caller stopped: the connection is dropped
@@ -352,6 +354,7 @@ struct HttpClient::Impl {
     asio::awaitable<HttpResponse> run(const HttpCall& call, ClientCounters& counters, std::chrono::milliseconds read_timeout,
                                       const std::function<bool(std::string_view)>* on_bytes) {
         const auto deadline = call.timeout.count() > 0 ? Clock::now() + call.timeout : Clock::time_point::max();
+        const auto cancellation = co_await asio::this_coro::cancellation_state;
         const auto fail = [&](CallError::Stage stage, const std::string& what, unsigned attempts) {
             return CallError(stage, describe(call) + ": " + what + (attempts > 1 ? " (after " + std::to_string(attempts) + " attempts)" : ""));
         };
@@ -389,7 +392,7 @@ struct HttpClient::Impl {
             }
             asio::steady_timer pause(executor, *wait);
             auto [ec] = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
-            if (ec || co_await cancelled()) throw fail(CallError::Stage::cancelled, "cancelled", attempt_number);
+            if (ec || cancelled(cancellation)) throw fail(CallError::Stage::cancelled, "cancelled", attempt_number);
         }
     }
 };

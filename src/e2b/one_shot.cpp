@@ -139,7 +139,18 @@ asio::awaitable<ExecResult> run_in(E2bSandbox::Engine& engine, const RemoteSandb
     // Measured from the request's sending: envd may deliver the start and the end in one read, so the span
     // between the two events says nothing; this wall time includes the round trip.
     const auto sent = Clock::now();
-    const auto first = co_await (engine.api.run_process(sandbox, process_for(request), wall + std::chrono::seconds(5), on_event) || watch());
+    // Asio's `||` waits for the first branch to *succeed*: the process's failure is carried out as a value, so a
+    // broken stream ends the run now instead of at the watchdog.
+    const auto follow = [&]() -> asio::awaitable<std::exception_ptr> {
+        try {
+            co_await engine.api.run_process(sandbox, process_for(request), wall + std::chrono::seconds(5), on_event);
+        } catch (...) {
+            co_return std::current_exception();
+        }
+        co_return nullptr;
+    };
+    const auto first = co_await (follow() || watch());
+    if (first.index() == 0 && std::get<0>(first)) std::rethrow_exception(std::get<0>(first));
     const auto finished = Clock::now();
     result.wall_time = finished - sent;
     if (first.index() == 1) {
