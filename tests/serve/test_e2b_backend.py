@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -194,4 +195,15 @@ def test_python_execute_with_backend_e2b(faults, certificates, plain_serve):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["outcome"] == "ok" and result["stdout"] == "cba\n" and result["backend"] == "e2b"
+    assert sandboxes_left(plain_serve) == []
+
+
+def test_humaneval_164_with_16_jobs_on_e2b_all_canonical_pass(faults, certificates, plain_serve):
+    dataset = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "HumanEval.jsonl.gz"
+    done = subprocess.run([BINARY, "eval", "--backend", "e2b", "--jobs", "16", "--humaneval", str(dataset), "--json"],
+                          capture_output=True, text=True, timeout=300, env=e2b_environment(faults.port, certificates))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    report = json.loads(done.stdout)
+    assert report["backend"] == "e2b" and report["total"] == 164 and report["passed"] == 164
+    assert report["e2b"]["sandboxes_created"] <= 16  # reused, never one per sample
     assert sandboxes_left(plain_serve) == []
