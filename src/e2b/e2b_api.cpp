@@ -239,6 +239,7 @@ asio::awaitable<void> E2bApi::run_process(const RemoteSandbox& sandbox, const Pr
 
     EnvelopeReader reader;
     bool ended = false;
+    bool left_to_caller = false;  // on_event said stop: the process goes on, followed by nobody
     std::string stream_error;
     const auto response = co_await client_.stream(call, std::chrono::seconds(70), [&](std::string_view bytes) {
         reader.feed(bytes);
@@ -276,11 +277,15 @@ asio::awaitable<void> E2bApi::run_process(const RemoteSandbox& sandbox, const Pr
                 decoded.error = string_field(fields, "error");
                 ended = true;
             }
-            if (!on_event(decoded)) return false;
+            if (!on_event(decoded)) {
+                left_to_caller = true;
+                return false;
+            }
         }
         return true;
     });
     if (response.status != 200) fail(call, response);
+    if (left_to_caller) co_return;
     if (!stream_error.empty()) throw CallError(CallError::Stage::protocol, call.name + ": envd ended the stream with " + stream_error);
     if (!ended) throw CallError(CallError::Stage::read, call.name + ": the stream ended before the process did (truncated)");
 }

@@ -329,8 +329,10 @@ struct HttpClient::Impl {
             parser.get().body().data = chunk;
             parser.get().body().size = sizeof chunk;
             connection->tcp().expires_after(step(read_timeout, deadline, call));
+            // read_some, not read: http::async_read returns only once the 16 KB chunk is full or the body ends,
+            // which holds back a stream's events (a process's start, a cell's output) until much later.
             auto [read_error, read_bytes] = co_await std::visit(
-                [&](auto& stream) { return http::async_read(stream, connection->buffer, parser, asio::as_tuple(asio::use_awaitable)); },
+                [&](auto& stream) { return http::async_read_some(stream, connection->buffer, parser, asio::as_tuple(asio::use_awaitable)); },
                 connection->stream);
             (void)read_bytes;
             if (read_error == http::error::need_buffer) read_error = {};

@@ -4,7 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +18,7 @@
 #include <string>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -66,10 +67,6 @@ struct TlsServe {
 
         int out[2];
         REQUIRE(::pipe(out) == 0);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-        posix_spawn_file_actions_addclose(&actions, out[0]);
         const auto binary = serve_binary().string();
         const auto cert = (d / "server.pem").string(), private_key = (d / "server.key").string();
         std::vector<std::string> argv_text = {binary, "serve", "--port", "0", "--api-key", key, "--max-sandboxes", "8",
@@ -77,8 +74,20 @@ struct TlsServe {
         std::vector<char*> argv;
         for (auto& argument : argv_text) argv.push_back(argument.data());
         argv.push_back(nullptr);
-        REQUIRE_MESSAGE(::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ) == 0, "cannot start " << binary);
-        posix_spawn_file_actions_destroy(&actions);
+        // fork + exec rather than posix_spawn: the server must end with this process even when it crashes
+        // (PR_SET_PDEATHSIG), or it would hold ctest's output pipe open and ctest would wait forever.
+        const pid_t parent = ::getpid();
+        pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (::getppid() != parent) ::_exit(127);
+            ::dup2(out[1], 1);
+            ::close(out[0]);
+            ::close(out[1]);
+            ::execve(binary.c_str(), argv.data(), environ);
+            ::_exit(127);
+        }
         ::close(out[1]);
         FILE* lines = ::fdopen(out[0], "r");
         char line[512];
@@ -358,9 +367,10 @@ TEST_CASE("e2b backend: one-shot executions have the local backend's shape, and 
         asio::io_context io;
         asio::cancellation_signal cancel;
         std::optional<std::pair<boost::system::error_code, ExecResult>> completion;
-        backend.async_execute(slow, asio::bind_cancellation_slot(cancel.slot(), [&](boost::system::error_code ec, ExecResult result) {
+        // The backend was made without an executor: the handler brings its own (io's).
+        backend.async_execute(slow, asio::bind_cancellation_slot(cancel.slot(), asio::bind_executor(io, [&](boost::system::error_code ec, ExecResult result) {
                                   completion.emplace(ec, std::move(result));
-                              }));
+                              })));
         asio::steady_timer soon(io, std::chrono::milliseconds(800));
         soon.async_wait([&](boost::system::error_code) { cancel.emit(asio::cancellation_type::terminal); });
         io.run();
