@@ -18,7 +18,14 @@ std::pair<boost::system::error_code, ExecResult> failure_completion(const std::e
     return {boost::system::error_code(make_error_code(ours ? ours->code() : errc::sandbox_setup)), std::move(result)};
 }
 
-void Sandbox::start_execute(executor_type io, ExecRequest request, ExecHandler handler) noexcept {
+void Sandbox::start_execute(executor_type io, ExecRequest request, ExecHandler caller_handler) noexcept {
+    // Every result says which backend ran it, whatever the backend filled in.
+    auto slot = boost::asio::get_associated_cancellation_slot(caller_handler);
+    ExecHandler handler(boost::asio::bind_cancellation_slot(
+        slot, [inner = std::move(caller_handler), name = std::string(backend())](boost::system::error_code ec, ExecResult result) mutable {
+            if (result.backend.empty()) result.backend = name;
+            std::move(inner)(ec, std::move(result));
+        }));
     // A backend that refuses the request throws before it took the handler: complete with the error, never
     // inline (the caller's initiation must return first).
     try {

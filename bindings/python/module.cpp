@@ -20,6 +20,7 @@
 #include "e2beval/eval/answer.hpp"
 #include "e2beval/eval/assertion_options.hpp"
 #include "e2beval/eval/json.hpp"
+#include "e2beval/e2b/e2b_sandbox.hpp"
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "e2beval/eval/metrics.hpp"
@@ -111,6 +112,8 @@ namespace e2beval::python {
 void bind_sessions(py::module_& m);  // bindings/python/session.cpp
 void bind_swe(py::module_& m);       // bindings/python/swe.cpp
 void bind_result_check(py::module_& m);  // bindings/python/result_check.cpp
+void bind_e2b(py::module_& m);       // bindings/python/e2b.cpp
+E2bSandbox& e2b_sandbox_for(const BackendConfig& config);  // bindings/python/e2b.cpp
 
 LocalSandbox& sandbox_for(const std::string& python_executable, bool pool) {
     auto options = sandbox_options(python_executable);
@@ -309,6 +312,17 @@ json::value json_from_python(py::handle value) {
                        " cannot be read; use true/false, numbers, strings, lists and mappings");
 }
 
+// The backend a config's `backend:` names (E2B's settings come from the environment, as the SDKs read them).
+Sandbox& configured_sandbox(const AssertionOptions& config) {
+    if (config.backend == "e2b") {
+        BackendConfig backend;
+        backend.backend = "e2b";
+        backend.e2b_template = config.runner.template_name;  // on E2B, an E2B template ID
+        return e2beval::python::e2b_sandbox_for(backend);
+    }
+    return sandbox_for(config.python_executable, true);
+}
+
 // Evaluates with a promptfoo assertion's checked `config:` (eval/assertion_options.hpp); returns {verdict, record}.
 std::string evaluate_configured_json(const std::string& output, const std::string& vars_json, const AssertionOptions& config) {
     require_clean_text(vars_json, "test vars");
@@ -317,7 +331,7 @@ std::string evaluate_configured_json(const std::string& output, const std::strin
     if (ec) throw input_error("test vars are not valid JSON: " + ec.message());
     if (!vars.is_object()) throw input_error("test vars must be a JSON object");
     const auto spec = TestSpec::from_vars(vars_with_defaults(std::move(vars.get_object()), config));
-    LocalSandbox& sandbox = sandbox_for(config.python_executable, true);
+    Sandbox& sandbox = configured_sandbox(config);
     const auto verdict = Runner(sandbox, config.runner).evaluate(output, spec);
     // The metrics record every face writes for a verdict (eval/metrics.hpp).
     return to_json_text(json::object{{"verdict", to_json(verdict)}, {"record", to_json(metrics_record(verdict))}});
@@ -325,7 +339,7 @@ std::string evaluate_configured_json(const std::string& output, const std::strin
 
 // Runs a prompt as a model's answer with a promptfoo provider's checked `config:` (call_api's pipeline).
 std::string run_answer_configured_json(const std::string& output, const AssertionOptions& config) {
-    LocalSandbox& sandbox = sandbox_for(config.python_executable, true);
+    Sandbox& sandbox = configured_sandbox(config);
     return to_json_text(to_json(run_answer(sandbox, output, answer_options(config))));
 }
 
@@ -496,4 +510,5 @@ PYBIND11_MODULE(_core, m) {
     e2beval::python::bind_sessions(m);
     e2beval::python::bind_swe(m);
     e2beval::python::bind_result_check(m);
+    e2beval::python::bind_e2b(m);
 }

@@ -1,6 +1,6 @@
 // The backend interface every face uses and every backend implements: one-shot executions and stateful
 // sessions, asynchronous in Beast's style (completion tokens, error_code first) with a blocking wrapper each.
-// Backends: LocalSandbox (Linux namespaces, the default); the E2B cloud client is next.
+// Backends: LocalSandbox (Linux namespaces, the default) and E2bSandbox (E2B's cloud, include/e2beval/e2b/).
 #pragma once
 
 #include <exception>
@@ -112,13 +112,24 @@ private:
 
 // Which backend a face wants, by name, with that backend's settings.
 struct BackendConfig {
-    std::string backend = "local";  // "local"; "e2b" is not built yet
+    std::string backend = "local";  // "local" or "e2b"
     // local: the Python that runs the code (empty: $E2BEVAL_PYTHON, else python3) and the warm pool.
     std::string python_executable;
     bool warm_pool = true;
+    // e2b: empty or zero fields take the environment's value (E2B_API_KEY, E2B_DOMAIN, E2B_API_URL,
+    // E2B_SANDBOX_URL, E2BEVAL_E2B_*; see E2bSettings::from_environment), else E2bSettings' default.
+    std::string e2b_api_key;
+    std::string e2b_domain;
+    std::string e2b_api_url;
+    std::string e2b_sandbox_url;
+    std::string e2b_template;
+    std::string e2b_ca_file;
+    std::size_t e2b_max_sandboxes = 0;
+    unsigned e2b_uses_per_sandbox = 0;
 };
 
-// The backend `config` names. Throws input_error for an unknown backend, naming the known ones.
+// The backend `config` names. Throws input_error for an unknown backend, naming the known ones, and for an
+// e2b backend without an API key.
 std::unique_ptr<Sandbox> make_sandbox(const BackendConfig& config = {});
 
 }  // namespace e2beval

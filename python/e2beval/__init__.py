@@ -7,6 +7,7 @@ command-line tool's ``--json`` output.
 
 from __future__ import annotations
 
+import atexit as _atexit
 import json as _json
 from typing import Any, Iterable, List, Mapping, Optional, Tuple, Union
 
@@ -21,7 +22,12 @@ class _CoreOnFirstUse:
     def __getattr__(self, name: str) -> Any:
         import importlib
 
-        return getattr(importlib.import_module("e2beval._core"), name)
+        core = importlib.import_module("e2beval._core")
+        if not getattr(core, "_e2b_shutdown_registered", False):
+            # The E2B backend's remote sandboxes are killed while the interpreter still runs (docs/e2b.md).
+            core._e2b_shutdown_registered = True
+            _atexit.register(core.e2b_shutdown)
+        return getattr(core, name)
 
 
 _core: Any = _CoreOnFirstUse()
@@ -156,8 +162,12 @@ def execute(
     python: Optional[str] = None,
     pool: bool = True,
     template: Optional[str] = None,
+    backend: str = "local",
 ) -> dict:
     """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ...}``.
+
+    ``backend="e2b"`` runs it in E2B's cloud instead (E2B_API_KEY, E2B_DOMAIN, E2B_API_URL, E2B_SANDBOX_URL as
+    the official SDKs read them; docs/e2b.md): the same result's shape, ``backend`` says which ran it.
 
     ``language`` is "python", "javascript" (Node.js: $E2BEVAL_NODE, else ``node`` on PATH) or "bash"; all
     three get the same isolation and limits (only Python executions come from the warm pool).
@@ -168,8 +178,17 @@ def execute(
     ``pool=True`` forks the execution from a warm zygote kept by this process (same isolation, no
     interpreter start-up); ``pool=False`` starts a cold sandbox. ``template`` runs the code in a template's
     environment (``e2beval template build``; docs/templates.md); an unknown one raises InputError listing the
-    known ones.
+    known ones. With ``backend="e2b"`` it is an E2B template ID instead (default ``code-interpreter-v1``).
     """
+    if backend == "e2b":
+        return _json.loads(
+            _core.execute_e2b(
+                _text(code, "code"), language, _text(stdin, "stdin"), dict(env or {}),
+                _limits_json(limits, timeout), _isolation_json(isolation), template or "",
+            )
+        )
+    if backend != "local":
+        raise _core.InputError("backend must be 'local' or 'e2b', got %r" % (backend,))
     return _json.loads(
         _core.execute(
             _text(code, "code"),

@@ -41,7 +41,9 @@ IDLE_VARIABLE = "E2BEVAL_DAEMON_IDLE_S"
 # whose values differ get different daemons, so a daemon never grades with another caller's setting.
 # E2BEVAL_RUN_ID and PROMPTFOO_RESULTS_DIR are per call: the request carries what they decide.
 _KEY_VARIABLES = ("PATH", "HOME", "TMPDIR", "LANG", "LD_LIBRARY_PATH", "LD_PRELOAD")
-_KEY_PREFIXES = ("E2BEVAL_", "PYTHON", "PYENV", "LC_")
+# E2B_ (E2B_API_URL, E2B_API_KEY, ...): which E2B server a `backend: e2b` assertion uses is read from the
+# environment, so assertions pointed at different servers (or keys) get different daemons.
+_KEY_PREFIXES = ("E2BEVAL_", "E2B_", "PYTHON", "PYENV", "LC_")
 _PER_CALL_VARIABLES = ("E2BEVAL_RUN_ID", "E2BEVAL_DAEMON", "E2BEVAL_DAEMON_REPLY_TIMEOUT_S", "E2BEVAL_DAEMON_IDLE_S")
 
 # The daemon's exit status when another daemon of the same key already serves (the assertion connects to it).

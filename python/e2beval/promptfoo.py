@@ -333,6 +333,7 @@ def _execution_metadata(execution) -> dict:
         "peak_memory_bytes": execution.get("peak_memory_bytes"),
         "isolation_level": execution.get("isolation_level"),
         "warm": execution.get("warm"),
+        "backend": execution.get("backend"),  # "local" or "e2b": which backend ran it
     }
 
 

@@ -19,6 +19,7 @@
 #include "e2beval/core/json.hpp"
 #include "e2beval/eval/json.hpp"
 #include "e2beval/local/doctor.hpp"
+#include "e2beval/e2b/e2b_sandbox.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "e2beval/eval/metrics.hpp"
 #include "e2beval/report/report.hpp"
@@ -142,7 +143,26 @@ LocalSandboxOptions sandbox_option(const ParsedArgs& args) {
     return options;
 }
 
+// The backend an execution runs on: the local sandbox (the default) or E2B's cloud (docs/e2b.md).
+std::unique_ptr<Sandbox> sandbox_backend(const ParsedArgs& args, bool pool) {
+    const auto name = args.value("--backend").value_or("local");
+    if (name == "local") {
+        auto options = sandbox_option(args);
+        if (!pool) options.pool.enabled = false;
+        return std::make_unique<LocalSandbox>(std::move(options));
+    }
+    if (name == "e2b") {
+        BackendConfig config;
+        config.backend = "e2b";
+        // On E2B a template is one of E2B's (its template ID); the default is code-interpreter-v1.
+        config.e2b_template = args.value("--template").value_or("");
+        return make_sandbox(config);
+    }
+    throw usage_error("--backend must be local or e2b, got '" + name + "'");
+}
+
 const std::vector<OptionSpec> kSandboxOptions = {
+    {"--backend", "NAME", "local (default: this machine) or e2b (E2B's cloud: E2B_API_KEY, E2B_DOMAIN, E2B_API_URL; docs/e2b.md)"},
     {"--timeout", "SECONDS", "wall-clock limit per execution (default 10)"},
     {"--cpu", "SECONDS", "cpu-time limit per execution, all processes together (default 5)"},
     {"--memory", "MB", "memory limit per execution (default 256)"},
@@ -177,10 +197,9 @@ int run_command(const ParsedArgs& args) {
     request.code = read_file(args.positional[0], "code file");
     require_clean_text(request.code, "code file");
     if (auto stdin_file = args.value("--stdin")) request.stdin_data = read_file(*stdin_file, "stdin file");
-    auto options = sandbox_option(args);
-    options.pool.enabled = false;
-    LocalSandbox sandbox(options);
-    const auto result = sandbox.execute(request);
+    // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
+    const auto sandbox = sandbox_backend(args, false);
+    const auto result = sandbox->execute(request);
     if (args.flag("--json")) {
         print_json(to_json(result));
     } else {
@@ -328,7 +347,8 @@ int humaneval_command(const ParsedArgs& args, const Profile& profile) {
     const auto tasks = load_humaneval(dataset);
     std::vector<HumanEvalSample> samples;
     if (const auto path = args.value("--samples")) samples = load_samples(*path);
-    LocalSandbox sandbox(sandbox_option(args));
+    const auto backend = sandbox_backend(args, true);
+    auto& sandbox = *backend;
     ExecRequest settings;
     settings.limits = profile.limits;
     settings.isolation = profile.isolation;
@@ -362,8 +382,16 @@ int humaneval_command(const ParsedArgs& args, const Profile& profile) {
             rows.push_back(json::object{{"task_id", sample.task_id}, {"passed", sample.passed},
                                         {"result", to_valid_utf8(sample.result)}, {"outcome", to_string(sample.exec.outcome)},
                                         {"wall_time_s", std::chrono::duration<double>(sample.exec.wall_time).count()}});
-        print_json(json::object{{"pass_at_k", std::move(pass_at)}, {"samples", std::move(rows)},
-                                {"passed", passed}, {"total", report.samples.size()}, {"wall_time_s", elapsed}});
+        json::object summary{{"pass_at_k", std::move(pass_at)}, {"samples", std::move(rows)},
+                             {"passed", passed}, {"total", report.samples.size()}, {"wall_time_s", elapsed},
+                             {"backend", std::string(sandbox.backend())}};
+        // What the E2B client needed (bench/e2b_bench.py's requests per sample).
+        if (const auto* remote = dynamic_cast<const E2bSandbox*>(&sandbox)) {
+            const auto counters = remote->counters();
+            summary["e2b"] = json::object{{"requests", counters.requests}, {"retries", counters.retries},
+                                          {"connections", counters.connections}, {"sandboxes_created", counters.sandboxes_created}};
+        }
+        print_json(summary);
     } else {
         for (const auto& sample : report.samples)
             if (!sample.passed) std::cout << padded(sample.task_id, 16) << one_line(sample.result, 120) << "\n";
@@ -406,7 +434,8 @@ int eval_command(const ParsedArgs& args) {
         }
     }
 
-    LocalSandbox sandbox(sandbox_option(args));
+    const auto backend = sandbox_backend(args, true);
+    auto& sandbox = *backend;
     const bool write_metrics = !args.flag("--no-metrics");
     const MetricsSink sink(args.value("--results-dir").value_or(default_results_dir().string()));
     const bool as_json = args.flag("--json");

@@ -119,6 +119,7 @@ json::object to_json(const ExecResult& result) {
     object["isolation_level"] = result.isolation_level;
     object["cgroup_version"] = result.cgroup_version;
     object["warm"] = result.warm;
+    object["backend"] = result.backend;
     return object;
 }
 

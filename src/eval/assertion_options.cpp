@@ -223,7 +223,7 @@ AssertionOptions assertion_options_from_json(const json::value& config) {
             options.expect_results = parsed([&] { return expected_results_from_json(value); });
         }
     }
-    if (backend == "e2b") refuse("backend 'e2b' is not available yet; use backend: local (the default, no API key needed)");
+    options.backend = backend;
     // `timeout` is the wall-time limit, whichever of the two was written first.
     if (timeout_s) runner.limits = parsed([&] { return limits_from_json(json::object{{"wall_time_s", *timeout_s}}, runner.limits); });
     return options;

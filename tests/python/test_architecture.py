@@ -12,6 +12,7 @@ ALLOWED = {
     "analysis": {"core"},
     INTERFACE: {"core"},
     "local": {"core", INTERFACE},
+    "e2b": {"core", INTERFACE},
     "eval": {"core", "analysis", INTERFACE},
     "report": {"core", "analysis", "eval"},
     "swe": {"core", INTERFACE},
@@ -61,7 +62,7 @@ def test_every_layer_includes_only_the_layers_below_it():
 
 def test_the_layout_matches_the_architecture_document():
     document = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
-    for layer in ("core", "analysis", "eval", "report", "local", "swe"):
+    for layer in ("core", "analysis", "eval", "report", "local", "swe", "e2b"):
         assert (REPO / "src" / layer).is_dir(), f"src/{layer} is missing"
         assert f"`src/{layer}/`" in document, f"docs/architecture.md does not describe src/{layer}/"
     flat = sorted(p.name for p in (REPO / "src").glob("*.cpp"))

@@ -1,6 +1,7 @@
 """get_assert as promptfoo calls it: GradingResult shape, componentResults, config validation, metrics."""
 
 import json
+import os
 
 import pytest
 
@@ -94,7 +95,6 @@ VALID_VARS = {"function_name": "add", "test_input": "1, 2", "expected_output": "
         ({"metrics": "no"}, "metrics must be true or false"),
         ({"results_dir": ["a"]}, "results_dir must be a non-empty string, got ['a'] (a list)"),
         ({"backend": "cloud"}, "backend must be 'local' or 'e2b', got 'cloud'"),
-        ({"backend": "e2b"}, "backend 'e2b' is not available yet; use backend: local"),
         ("strict", "config must be a mapping of settings, got 'strict' (a string); valid keys: backend, limits"),
         # Values of the right kind that the core's own parsers refuse: a config error too, not an "Invalid test".
         ({"isolation": {"seccomp": "bogus"}}, "isolation 'seccomp' must be \"deny\" or \"kill\""),
@@ -298,7 +298,14 @@ def test_call_api_bad_config_is_an_error_naming_the_key():
     assert response == {"error": "Invalid e2beval config: scan must be true or false, got 'no' (a string)"}
     response = call_api("print(1)", {"config": {"sacn": False}}, {})
     assert response["error"].startswith("Invalid e2beval config: unknown key(s) sacn; valid keys: backend")
-    assert "not available yet" in call_api("print(1)", {"config": {"backend": "e2b"}}, {})["error"]
+    # backend e2b is a valid config: without E2B_API_KEY it fails saying what to set (tests/serve/test_e2b_backend.py
+    # runs it with one).
+    saved = os.environ.pop("E2B_API_KEY", None)
+    try:
+        assert "set E2B_API_KEY" in call_api("print(1)", {"config": {"backend": "e2b"}}, {})["error"]
+    finally:
+        if saved is not None:
+            os.environ["E2B_API_KEY"] = saved
 
 
 def test_call_api_refuses_a_value_the_core_refuses_as_config_not_as_a_failed_run():

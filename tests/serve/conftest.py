@@ -15,14 +15,21 @@ class ServeProcess:
         assert binary, "e2beval is not on PATH: source scripts/env.sh"
         self.process = subprocess.Popen([binary, "serve", "--port", "0", *options], stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
+        # serve prints E2B_API_URL and E2B_SANDBOX_URL, and E2B_API_KEY only when it generated the key: with
+        # --api-key it prints two lines, and waiting for a third would hang. The given key goes into env instead.
+        options = list(options)
+        given_key = options[options.index("--api-key") + 1] if "--api-key" in options else None
+        expected = {"E2B_API_URL", "E2B_SANDBOX_URL"} | (set() if given_key else {"E2B_API_KEY"})
         self.env = {}
         deadline = time.monotonic() + 30
-        while len(self.env) < 3 and time.monotonic() < deadline:
+        while not expected <= set(self.env) and time.monotonic() < deadline:
             line = self.process.stdout.readline()
             assert line, "e2beval serve ended before printing its export lines: " + self.process.stderr.read()
             name, _, value = line.strip().removeprefix("export ").partition("=")
             self.env[name] = value
-        assert set(self.env) == {"E2B_API_URL", "E2B_SANDBOX_URL", "E2B_API_KEY"}, self.env
+        assert set(self.env) == expected, self.env
+        if given_key:
+            self.env["E2B_API_KEY"] = given_key
 
     def stop(self):
         if self.process.poll() is None:

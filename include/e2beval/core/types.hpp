@@ -113,6 +113,7 @@ struct ExecResult {
     std::string isolation_level;
     std::string cgroup_version;
     bool warm = false;  // run by a warm-pool zygote (same isolation, no interpreter start-up)
+    std::string backend;  // which backend ran it: "local" or "e2b"
     // One sentence a user can act on, e.g. "killed after the 10 s wall-clock limit".
     std::string detail;
 

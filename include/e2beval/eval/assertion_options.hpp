@@ -34,6 +34,7 @@ struct AssertionOptions {
     bool metrics = true;                  // write a metrics record per test
     std::string results_dir;              // empty: $PROMPTFOO_RESULTS_DIR, else .promptfoo_results
     std::vector<ExpectedResult> expect_results;  // empty: no rich-result check (eval/result_check.hpp)
+    std::string backend = "local";        // "local" or "e2b" (E2B's cloud, settings from the environment)
 };
 
 // The keys an assertion's `config:` takes, in the order error messages list them.
@@ -46,7 +47,7 @@ const std::vector<std::string_view>& promptfoo_provider_keys();
 
 // An assertion's `config:` (null: every default). Throws config_error naming the first problem: not a mapping,
 // unknown keys (all of them, with the valid ones), a value of the wrong kind, a value the core's parsers refuse
-// (limits, isolation, policy, compare), or backend e2b (not available yet).
+// (limits, isolation, policy, compare).
 AssertionOptions assertion_options_from_json(const boost::json::value& config);
 
 // A provider's `config:` (promptfoo's call_api target): the same keys, and promptfoo's own are left to it.
