@@ -58,9 +58,29 @@ SandboxPython sandbox_python(const InterpreterInfo& default_python, const std::s
 }
 
 std::vector<std::string> template_environment(const SandboxPython& python, const std::string& base_path) {
-    if (python.key.empty()) return {};
-    return {"PATH=" + path_inside(python.bin_directory) + ":" + base_path, "VIRTUAL_ENV=" + path_inside(fs::path(python.bin_directory).parent_path().string()),
-            "MPLBACKEND=Agg"};
+    if (python.key.empty()) {
+        // The default environment: `python` (and a virtualenv's tools, `pytest`) in commands the code starts is
+        // the sandbox's own interpreter and its virtualenv, as E2B's sandboxes have theirs on PATH. The program
+        // itself runs the resolved binary; the virtualenv (a prefix with pyvenv.cfg, bound read-only with the
+        // others) has its bin/ first, then the binary's directory, each named as the sandbox sees it (a host
+        // path under /tmp is elsewhere inside). A system directory is on PATH already.
+        std::string path;
+        const auto add = [&](const std::string& directory) {
+            if (directory.empty() || directory == "/usr/bin" || directory == "/bin" || directory == "/usr/local/bin") return;
+            path += path_inside(directory) + ":";
+        };
+        std::error_code ec;
+        for (const auto& prefix : python.info.read_only_paths)
+            if (fs::is_regular_file(fs::path(prefix) / "pyvenv.cfg", ec)) add((fs::path(prefix) / "bin").string());
+        add(fs::path(python.info.executable).parent_path().string());
+        if (path.empty()) return {};
+        return {"PATH=" + path + base_path};
+    }
+    // The template's files by the path they have inside (its directory's own path, unless that is under the
+    // host's /tmp), so code finds them without knowing where the host keeps its cache.
+    const auto directory = fs::path(python.bin_directory).parent_path().parent_path();
+    return {"PATH=" + path_inside(python.bin_directory) + ":" + base_path, "VIRTUAL_ENV=" + path_inside((directory / "venv").string()),
+            "E2BEVAL_TEMPLATE_FILES=" + path_inside((directory / "files").string()), "MPLBACKEND=Agg"};
 }
 
 }  // namespace e2beval::local

@@ -25,7 +25,7 @@ struct SandboxPython {
 SandboxPython sandbox_python(const InterpreterInfo& default_python, const std::string& template_name);
 
 // The environment variables a sandbox running `python` gets besides the base ones: PATH with the template's
-// bin/ first, and matplotlib's non-interactive backend.
+// bin/ first, and matplotlib's non-interactive backend; by default, PATH with the default Python's directory first.
 std::vector<std::string> template_environment(const SandboxPython& python, const std::string& base_path);
 
 }  // namespace e2beval::local

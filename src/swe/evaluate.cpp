@@ -215,10 +215,7 @@ Verdict evaluate_steps(Sandbox& sandbox, const Instance& instance, const std::st
 
         // 5. The tests, with the framework's own report written where only this run knows.
         phase = Clock::now();
-        std::string python_directory;
-        if (!options.python_executable.empty())
-            python_directory = std::filesystem::path(options.python_executable).parent_path().string();
-        const auto plan = plan_test_run(instance, private_directory, python_directory);
+        const auto plan = plan_test_run(instance, private_directory);
         for (const auto& [path, content] : plan.files) session->write_file(path, content);
         auto tests = run(*session, plan.command, options.test_timeout);
         verdict.timings.tests = Clock::now() - phase;

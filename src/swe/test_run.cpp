@@ -175,11 +175,11 @@ std::vector<std::string> test_files(const Instance& instance) {
     return files;
 }
 
-TestRunPlan plan_test_run(const Instance& instance, const std::string& private_directory, const std::string& python_directory) {
+TestRunPlan plan_test_run(const Instance& instance, const std::string& private_directory) {
     TestRunPlan plan;
-    std::string command = "export PYTHONDONTWRITEBYTECODE=1";
-    if (!python_directory.empty()) command += " PATH=" + shell_quote(python_directory) + ":\"$PATH\"";
-    command += "\n";
+    // `python` and the tests' tools are the sandbox's own: its backend puts its Python's directory (or the
+    // template's virtualenv) first on PATH, under the path it has inside the sandbox.
+    std::string command = "export PYTHONDONTWRITEBYTECODE=1\n";
     std::string run = instance.test_cmd;
     for (const auto& directive : test_directives(instance)) run += " " + shell_quote(directive);
     if (instance.test_framework == "pytest") {

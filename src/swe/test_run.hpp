@@ -26,8 +26,8 @@ struct TestRunPlan {
     std::vector<std::pair<std::string, std::string>> files;  // to write before running: path, content
 };
 
-// `private_directory` is a fresh directory named with a random nonce; `python_directory` goes first on PATH.
-TestRunPlan plan_test_run(const Instance& instance, const std::string& private_directory, const std::string& python_directory);
+// `private_directory` is a fresh directory named with a random nonce.
+TestRunPlan plan_test_run(const Instance& instance, const std::string& private_directory);
 
 struct TestRunResults {
     TestStatusMap statuses;  // what grading uses: the framework's report where there is one, else the log

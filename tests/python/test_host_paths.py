@@ -66,3 +66,28 @@ def test_an_interpreter_under_the_hosts_tmp_runs_and_nothing_of_the_host_shows_i
     assert host_name not in report["tmp"], report["tmp"]
     assert report["session_js"]["error"] is None, report["session_js"]
     assert report["session_js"]["stdout"] == [f"/run/e2beval/host-tmp/{host_name}/bin/node\n"]
+
+
+def test_the_sandboxes_python_is_python_on_path_also_from_a_virtualenv_under_the_hosts_tmp(tmp_path):
+    # A checkout (and its .venv) under /tmp: the sandbox sees that Python under /run/e2beval/host-tmp, and
+    # `python` in a command the code starts must still be it (SWE runs `python -m pytest` so), not a host path
+    # that does not exist inside.
+    assert str(tmp_path).startswith("/tmp/")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    program = tmp_path / "program.py"
+    program.write_text("import subprocess, sys\n"
+                       "print(subprocess.run(['python', '-c', 'import sys; print(sys.prefix)'], capture_output=True, text=True).stdout, end='')\n"
+                       "print(sys.prefix)\n")
+    done = subprocess.run(["e2beval", "run", "--python", str(venv / "bin" / "python"), str(program)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    inside = "/run/e2beval/host-tmp" + str(venv)[len("/tmp"):]
+    base = os.path.realpath(sys.base_prefix)
+    assert done.stdout.splitlines() == [inside, "/run/e2beval/host-tmp" + base[4:] if base.startswith("/tmp/") else base]
+    # The default environment of a session too: `python` in a command is this module's Python and virtualenv.
+    from e2beval import Sandbox
+    prefix = os.path.realpath(sys.prefix)
+    with Sandbox.create(timeout=60) as sandbox:
+        found = sandbox.commands.run("python -c 'import sys; print(sys.prefix)'").stdout.strip()
+        assert found == ("/run/e2beval/host-tmp" + prefix[4:] if prefix.startswith("/tmp/") else prefix)

@@ -78,8 +78,12 @@ def test_building_twice_reuses_the_first_build(tiny):
 def test_template_removed_while_a_sandbox_uses_it(tiny):
     name, _, _ = tiny
     listed = {entry["name"]: entry for entry in json.loads(template("list", "--json").stdout)}
-    files = listed[name]["directory"] + "/files/input/data.txt"
     with Sandbox.create(name, timeout=60) as sandbox:
+        # Where the template's files are inside: its directory's own path (under /run/e2beval/host-tmp when the
+        # host keeps it under /tmp), named by $E2BEVAL_TEMPLATE_FILES.
+        files = sandbox.run_code("import os; os.environ['E2BEVAL_TEMPLATE_FILES']").text.strip("'") + "/input/data.txt"
+        host = listed[name]["directory"]
+        assert files == (host if not host.startswith("/tmp/") else "/run/e2beval/host-tmp" + host[4:]) + "/files/input/data.txt"
         assert sandbox.run_code(f"open({files!r}).read()").text == repr("from the template\n")
         removed = template("rm", name)
         assert removed.returncode == 0, removed.stderr

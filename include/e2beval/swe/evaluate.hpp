@@ -21,8 +21,8 @@ class Sandbox;
 namespace e2beval::swe {
 
 struct EvaluationOptions {
-    // The Python whose directory comes first on PATH in the sandbox (`python`, `pytest` of a virtualenv):
-    // an absolute path, the same interpreter the sandbox was made with. Empty: the sandbox's PATH as it is.
+    // The Python the sandbox was made with (the faces make it; `python`, `pytest` of its virtualenv are first on
+    // the sandbox's PATH, put there by the backend): an absolute path. Empty: the backend's default Python.
     std::string python_executable;
     // A template by name (docs/templates.md: a virtualenv mounted read-only, its bin first on PATH) instead of
     // python_executable; the sessions run in it.
