@@ -21,6 +21,7 @@
 #include <boost/asio/prefer.hpp>
 #include <boost/system/error_code.hpp>
 
+#include "e2beval/core/error.hpp"
 #include "e2beval/core/types.hpp"
 #include "e2beval/session.hpp"
 
@@ -61,7 +62,11 @@ public:
     auto async_execute(ExecRequest request, CompletionToken&& token) {
         return boost::asio::async_initiate<CompletionToken, ExecSignature>(
             [this](auto handler, ExecRequest queued) {
-                auto io = boost::asio::get_associated_executor(handler, executor_);
+                const executor_type io = boost::asio::get_associated_executor(handler, executor_);
+                // Nowhere to run the I/O or the completion: say so instead of posting to an empty executor.
+                if (!io)
+                    throw input_error("async_execute needs an executor: make the sandbox with one, or give the "
+                                      "completion handler one (asio::bind_executor, a coroutine's use_awaitable)");
                 start_execute(io, std::move(queued), on_handler_executor(io, std::move(handler)));
             },
             token, std::move(request));

@@ -355,3 +355,19 @@ TEST_CASE("cold sandboxes start while other threads of the host process start an
     churn.join();
     CHECK(started == 40);
 }
+
+TEST_CASE("async_execute without any executor is refused with a clear error, never a crash") {
+    // The shared test sandbox has no executor of its own; a plain lambda has none either.
+    ExecRequest request;
+    request.code = "print(1)";
+    bool completed = false;
+    try {
+        sandbox().async_execute(request, [&](boost::system::error_code, ExecResult) { completed = true; });
+        FAIL("async_execute accepted a handler with nowhere to run");
+    } catch (const input_error& error) {
+        CHECK(std::string(error.what()).find("needs an executor") != std::string::npos);
+    }
+    CHECK_FALSE(completed);
+    // The sandbox still works afterwards.
+    CHECK(run("print(2)").stdout_data == "2\n");
+}
