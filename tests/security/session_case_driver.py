@@ -164,7 +164,11 @@ class HostView:
     def wait_session_gone(self, sandbox: Sandbox, seconds: float = 5) -> list[int]:
         """Waits until no process of the session is left on the host; returns the ones still there."""
         namespace = self.trace(sandbox).pid_namespace
-        wait_until(lambda: not pid_namespace_members(namespace), seconds)
+        # Processes of namespaces nested in the session's (each kernel and command has its own) are not its
+        # members by /proc/PID/ns/pid, so the ones that carry this case's token are waited for too: SIGKILL
+        # and the kernel's teardown of nested namespaces take a moment on a loaded machine. A process still
+        # there after `seconds` is a survivor, and the cases' own checks fail on it.
+        wait_until(lambda: not pid_namespace_members(namespace) and not self.processes_with_token(), seconds)
         return pid_namespace_members(namespace)
 
     # -- evidence --
