@@ -57,7 +57,7 @@ struct ProcessSpec {
     std::map<std::string, std::string> envs;
     std::string cwd;
     bool stdin = false;  // keep its stdin open for SendInput (else it reads /dev/null)
-    std::string tag;     // names the process (StartRequest.tag); empty: none
+    std::string tag{};   // names the process (StartRequest.tag); empty: none
 };
 
 // One event of a process's stream, decoded.

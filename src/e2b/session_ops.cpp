@@ -66,7 +66,7 @@ std::string utc_timestamp_now() {
     const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1'000'000;
     std::tm parts{};
     gmtime_r(&seconds, &parts);
-    char text[40];
+    char text[96];
     std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
                   parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<long long>(micros));
     return text;

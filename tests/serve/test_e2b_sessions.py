@@ -51,13 +51,13 @@ def remote_sandboxes(server):
 @pytest.fixture
 def sandbox(server):
     created = e2beval.Sandbox.create(backend="e2b", timeout=120)
+    assert created.sandbox_id in remote_sandboxes(server)  # the session is the server's sandbox, not a local one
     yield created
     created.kill()
     assert created.sandbox_id not in remote_sandboxes(server)
 
 
 def test_cells_keep_state_report_errors_and_time_out(sandbox, server):
-    assert sandbox.sandbox_id in remote_sandboxes(server)  # the session is the server's sandbox
     assert sandbox.run_code("x = 41").error is None
     assert sandbox.run_code("x + 1").text == "42"
     printed = []
