@@ -9,7 +9,6 @@
 #include <boost/json.hpp>
 
 #include "e2beval/core/error.hpp"
-#include "local/session_deadline.hpp"
 
 namespace e2beval::e2b {
 
@@ -115,7 +114,7 @@ SessionEvent E2bSession::call(json::object request, const SessionEventHandler& o
         throw_closed(closed_reason_);
     }
     if (engine_->shutting_down) throw_closed("the E2B backend was shut down");
-    const auto budget = local::operation_budget(request, request_timeout);
+    const auto budget = session_request_budget(request, request_timeout);
     const auto deadline = budget ? Clock::now() + *budget + kNetworkMargin : Clock::time_point::max();
 
     auto channel = std::make_shared<CallChannel>();
