@@ -8,6 +8,7 @@
 
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/json.hpp"
+#include "e2beval/e2b/e2b_sandbox.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 #include "e2beval/session.hpp"
 
@@ -18,6 +19,8 @@ using namespace e2beval;
 namespace e2beval::python {
 
 LocalSandbox& sandbox_for(const std::string& python_executable, bool pool);
+E2bSandbox& e2b_sandbox_for(const BackendConfig& config);  // bindings/python/e2b.cpp
+const std::shared_ptr<SessionRegistry>& module_sessions();  // bindings/python/module.cpp
 
 namespace {
 
@@ -53,8 +56,10 @@ std::string info_json(const SessionInfo& info) {
 }
 
 // options: {"timeout_s", "limits": {...}, "isolation": {...}, "envs": {...}, "metadata": {...}, "template"}
+// backend "local" (a sandbox on this machine) or "e2b" (a remote sandbox, through the process-wide E2bSandbox of
+// the environment's E2B settings; on it `template` is an E2B template ID).
 std::shared_ptr<Session> create_session(const std::string& options_json,
-                                        const std::string& python_executable) {
+                                        const std::string& python_executable, const std::string& backend) {
     const auto object = parse_object(options_json, "session options");
     SessionOptions options;
     for (const auto& [key, value] : object) {
@@ -79,6 +84,14 @@ std::shared_ptr<Session> create_session(const std::string& options_json,
             throw input_error("unknown session option '" + std::string(key) + "'");
         }
     }
+    if (backend == "e2b") {
+        BackendConfig config;
+        config.backend = "e2b";
+        auto session = e2b_sandbox_for(config).create_session(options);
+        module_sessions()->add(session);  // Sandbox.connect/list/kill by id find it, as they find local ones
+        return session;
+    }
+    if (backend != "local") throw input_error("unknown backend '" + backend + "'; use local or e2b");
     return sandbox_for(python_executable, false).create_session(options);
 }
 
@@ -117,8 +130,6 @@ std::string call(Session& session, const std::string& request_json, const py::ob
 
 }  // namespace
 
-const std::shared_ptr<SessionRegistry>& module_sessions();  // bindings/python/module.cpp
-
 void bind_sessions(py::module_& m) {
     const auto release = py::call_guard<py::gil_scoped_release>();
     py::class_<Session, std::shared_ptr<Session>>(m, "Session")
@@ -136,8 +147,8 @@ void bind_sessions(py::module_& m) {
             },
             py::arg("seconds"), release)
         .def("kill", &Session::kill, release);
-    m.def("create_session", &create_session, py::arg("options_json"), 
-          py::arg("python_executable"), release);
+    m.def("create_session", &create_session, py::arg("options_json"), py::arg("python_executable"),
+          py::arg("backend") = "local", release);
     m.def(
         "list_sessions",
         [] {

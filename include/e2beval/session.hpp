@@ -163,6 +163,15 @@ public:
     std::string read_file(const std::string& path);
 };
 
+// The Session contract's budget for one request (Session::call, E2B's rules): the request's `timeout` bounds
+// run_code, a foreground run_command (default kSessionCommandTimeout) and command_wait; `request_timeout`
+// (default kSessionRequestTimeout) every other request. nullopt: unbounded (0, or no `timeout` for run_code and
+// command_wait). Every backend's host-side deadline starts from it.
+inline constexpr std::chrono::milliseconds kSessionRequestTimeout{60'000};
+inline constexpr std::chrono::milliseconds kSessionCommandTimeout{60'000};
+std::optional<std::chrono::milliseconds> session_request_budget(const boost::json::object& request,
+                                                                std::optional<std::chrono::milliseconds> request_timeout);
+
 // The sessions a face's backends started, listed and found by id. A face owns one (the server, the Python
 // module) and shares it among the backend objects it creates; nothing is process-wide.
 class SessionRegistry {

@@ -671,13 +671,27 @@ class Sandbox:
                  metadata: Optional[Dict[str, str]] = None, envs: Optional[Dict[str, str]] = None,
                  secure: Optional[bool] = None, allow_internet_access: Optional[bool] = None, *,
                  limits: Optional[Dict[str, float]] = None, isolation: Optional[Dict[str, Any]] = None,
-                 python: Optional[str] = None, _session: Any = None, **ignored: Any):
+                 python: Optional[str] = None, backend: str = "local", _session: Any = None, **ignored: Any):
         """Starts a sandbox. e2beval's own options: ``limits`` (memory_mb, max_processes, workspace_mb,
         file_size_bytes, open_files, output_bytes), ``isolation`` (seccomp, minimum_level) and ``python``
         (the interpreter inside). ``request_timeout`` (seconds, E2B's default 60, 0 for none) bounds each
         request that ``timeout`` does not, as in E2B. E2B's other connection options (api_key, domain, ...)
-        are accepted and ignored: nothing leaves this machine."""
+        are accepted and ignored: nothing leaves this machine.
+
+        ``backend="e2b"`` makes it a remote sandbox on E2B (or any server speaking E2B's API, such as
+        ``e2beval serve``), configured by the environment as the official SDK is (E2B_API_KEY, E2B_DOMAIN,
+        E2B_API_URL, E2B_SANDBOX_URL; docs/e2b.md); ``template`` is then an E2B template ID. ``limits``,
+        ``isolation`` (but for the network) and ``python`` cannot be applied to a remote sandbox and are refused."""
+        if backend not in ("local", "e2b"):
+            raise InvalidArgumentException(f"backend must be 'local' or 'e2b', not {backend!r}")
         if _session is None:
+            if backend == "e2b":
+                refused = [name for name, value in (("limits", limits), ("python", python)) if value] + \
+                          [f"isolation[{key!r}]" for key in (isolation or {}) if key != "network"]
+                if refused:
+                    raise InvalidArgumentException(
+                        f"{', '.join(refused)} cannot be applied to a remote E2B sandbox (its template decides them); "
+                        "leave them out with backend='e2b', or use the local backend")
             isolation = dict(isolation or {})
             # Unlike E2B (whose default is True), the network stays off unless asked for explicitly.
             if allow_internet_access:
@@ -686,11 +700,11 @@ class Sandbox:
                        "isolation": isolation, "envs": _string_map(envs, "envs") or {},
                        "metadata": _string_map(metadata, "metadata") or {}}
             if template is not None:
-                # "base" and "code-interpreter-v1" (E2B's own) are the default environment; any other name is a
-                # template built with `e2beval template build` (docs/templates.md).
+                # Local: "base" and "code-interpreter-v1" (E2B's own) are the default environment; any other name
+                # is a template built with `e2beval template build` (docs/templates.md). E2B: its template ID.
                 options["template"] = _check_text(template, "template")
             try:
-                _session = _core.create_session(json.dumps(options), python or "")
+                _session = _core.create_session(json.dumps(options), python or "", backend)
             except _core.UnknownTemplateError as error:
                 raise NotFoundException(str(error)) from None
         self._session = _session

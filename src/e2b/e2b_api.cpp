@@ -121,9 +121,13 @@ HttpCall E2bApi::sandbox_call(const RemoteSandbox& sandbox, int port, std::strin
 
 void E2bApi::fail(const HttpCall& call, const HttpResponse& response) const {
     std::string message;
+    std::string code;
     boost::system::error_code ec;
     const auto body = json::parse(response.body, ec);
-    if (!ec && body.is_object()) message = string_field(body.as_object(), "message");
+    if (!ec && body.is_object()) {
+        message = string_field(body.as_object(), "message");
+        code = string_field(body.as_object(), "code");
+    }
     if (message.empty()) message = response.body.substr(0, 300);
     // A server could echo a header back: the key never leaves through an error.
     if (!settings_.api_key.empty())
@@ -137,7 +141,7 @@ void E2bApi::fail(const HttpCall& call, const HttpResponse& response) const {
     if (response.status == 429) what += " (rate limited" + std::string(response.attempts > 1 ? ", after " + std::to_string(response.attempts) + " attempts" : "") + ")";
     else if (response.attempts > 1) what += " (after " + std::to_string(response.attempts) + " attempts)";
     if (response.status == 502 && call.sandbox_traffic) what += " (the sandbox is gone: killed or timed out)";
-    throw ApiError(response.status, what);
+    throw ApiError(response.status, what, code);
 }
 
 // ---- control plane --------------------------------------------------------------------------------
@@ -212,6 +216,17 @@ asio::awaitable<RemoteSandbox> E2bApi::connect(const std::string& id, std::chron
     co_return remote_sandbox(call, parse_object(call, response.body), settings_.domain);
 }
 
+asio::awaitable<std::optional<json::object>> E2bApi::metrics(const std::string& id) {
+    auto call = control("sandbox metrics", http::verb::get, "/sandboxes/" + path_segment(id) + "/metrics", true);
+    const auto response = co_await client_.request(call);
+    if (response.status != 200) fail(call, response);
+    boost::system::error_code ec;
+    auto value = json::parse(response.body, ec);
+    if (ec || !value.is_array()) throw CallError(CallError::Stage::protocol, call.name + ": the answer is not a JSON array");
+    if (value.as_array().empty() || !value.as_array().back().is_object()) co_return std::nullopt;
+    co_return std::move(value.as_array().back().as_object());
+}
+
 // ---- envd -------------------------------------------------------------------------------------------
 
 asio::awaitable<void> E2bApi::health(const RemoteSandbox& sandbox) {
@@ -229,18 +244,25 @@ asio::awaitable<void> E2bApi::run_process(const RemoteSandbox& sandbox, const Pr
     call.headers.emplace_back("Keepalive-Ping-Interval", "50");
     // The SDK's `timeout`: envd ends the process when it passes. A little later on the client's side, so that
     // envd's own end is what the client normally sees.
-    call.headers.emplace_back("Connect-Timeout-Ms", std::to_string(timeout.count()));
-    call.timeout = timeout + std::chrono::seconds(10);
+    if (timeout.count() > 0) {
+        call.headers.emplace_back("Connect-Timeout-Ms", std::to_string(timeout.count()));
+        call.timeout = timeout + std::chrono::seconds(10);
+    } else {
+        call.timeout = std::chrono::milliseconds(0);  // none: the process runs until it ends or is signalled
+    }
     json::array args;
     for (const auto& argument : spec.args) args.push_back(json::value(argument));
     json::object process{{"cmd", spec.cmd}, {"args", std::move(args)}, {"envs", string_map(spec.envs)}};
     if (!spec.cwd.empty()) process["cwd"] = spec.cwd;
-    call.body = encode_envelope(0, json::serialize(json::object{{"process", std::move(process)}, {"stdin", false}}));
+    json::object start_request{{"process", std::move(process)}, {"stdin", spec.stdin}};
+    if (!spec.tag.empty()) start_request["tag"] = spec.tag;
+    call.body = encode_envelope(0, json::serialize(start_request));
 
     EnvelopeReader reader;
     bool ended = false;
     bool left_to_caller = false;  // on_event said stop: the process goes on, followed by nobody
     std::string stream_error;
+    std::string stream_error_code;
     const auto response = co_await client_.stream(call, std::chrono::seconds(70), [&](std::string_view bytes) {
         reader.feed(bytes);
         while (auto envelope = reader.next()) {
@@ -252,8 +274,10 @@ asio::awaitable<void> E2bApi::run_process(const RemoteSandbox& sandbox, const Pr
             }
             const auto& message = value.as_object();
             if (envelope->end_stream) {
-                if (const auto* error = message.if_contains("error"); error && error->is_object())
-                    stream_error = string_field(error->as_object(), "code") + ": " + string_field(error->as_object(), "message");
+                if (const auto* error = message.if_contains("error"); error && error->is_object()) {
+                    stream_error_code = string_field(error->as_object(), "code");
+                    stream_error = stream_error_code + ": " + string_field(error->as_object(), "message");
+                }
                 continue;  // the body ends here: reading it to its end keeps the connection for the next call
             }
             const auto* event_value = message.if_contains("event");
@@ -286,6 +310,8 @@ asio::awaitable<void> E2bApi::run_process(const RemoteSandbox& sandbox, const Pr
     });
     if (response.status != 200) fail(call, response);
     if (left_to_caller) co_return;
+    if (!ended && stream_error_code == "deadline_exceeded")
+        throw CallError(CallError::Stage::timeout, call.name + ": envd ended the process at its timeout (" + stream_error + ")");
     if (!stream_error.empty()) throw CallError(CallError::Stage::protocol, call.name + ": envd ended the stream with " + stream_error);
     if (!ended) throw CallError(CallError::Stage::read, call.name + ": the stream ended before the process did (truncated)");
 }
@@ -300,7 +326,18 @@ asio::awaitable<void> E2bApi::send_signal(const RemoteSandbox& sandbox, int pid,
     if (response.status != 200) fail(call, response);
 }
 
-asio::awaitable<void> E2bApi::write_file(const RemoteSandbox& sandbox, const std::string& path, const std::string& bytes) {
+asio::awaitable<json::object> E2bApi::envd_call(const RemoteSandbox& sandbox, const std::string& method, json::object message,
+                                                bool idempotent) {
+    auto call = sandbox_call(sandbox, kEnvdPort, method, http::verb::post, "/" + method, idempotent);
+    call.content_type = "application/json";
+    call.headers.emplace_back("Connect-Protocol-Version", "1");
+    call.body = json::serialize(message);
+    const auto response = co_await client_.request(call);
+    if (response.status != 200) fail(call, response);
+    co_return response.body.empty() ? json::object{} : parse_object(call, response.body);
+}
+
+asio::awaitable<json::object> E2bApi::write_file(const RemoteSandbox& sandbox, const std::string& path, const std::string& bytes) {
     auto call = sandbox_call(sandbox, kEnvdPort, "write file", http::verb::post, "/files?path=" + percent_encoded(path), true);
     const std::string boundary = "e2bevalboundary7f3a9c";
     call.content_type = "multipart/form-data; boundary=" + boundary;
@@ -308,6 +345,12 @@ asio::awaitable<void> E2bApi::write_file(const RemoteSandbox& sandbox, const std
                 "\"\r\nContent-Type: application/octet-stream\r\n\r\n" + bytes + "\r\n--" + boundary + "--\r\n";
     const auto response = co_await client_.request(call);
     if (response.status != 200) fail(call, response);
+    // envd answers a list of what it wrote ([{"name", "type", "path"}]).
+    boost::system::error_code ec;
+    auto value = json::parse(response.body, ec);
+    if (!ec && value.is_array() && !value.as_array().empty() && value.as_array().front().is_object())
+        co_return std::move(value.as_array().front().as_object());
+    co_return json::object{{"path", path}, {"name", path.substr(path.rfind('/') + 1)}, {"type", "file"}};
 }
 
 asio::awaitable<std::string> E2bApi::read_file(const RemoteSandbox& sandbox, const std::string& path) {
@@ -354,7 +397,7 @@ asio::awaitable<void> E2bApi::restart_context(const RemoteSandbox& sandbox, cons
 asio::awaitable<void> E2bApi::delete_context(const RemoteSandbox& sandbox, const std::string& context_id) {
     auto call = sandbox_call(sandbox, kInterpreterPort, "delete code context", http::verb::delete_, "/contexts/" + path_segment(context_id), true);
     const auto response = co_await client_.request(call);
-    if (response.status != 200 && response.status != 204 && response.status != 404) fail(call, response);
+    if (response.status != 200 && response.status != 204) fail(call, response);  // 404: no such context, the caller says so
 }
 
 asio::awaitable<void> E2bApi::execute(const RemoteSandbox& sandbox, const std::string& code, const std::optional<std::string>& context_id,

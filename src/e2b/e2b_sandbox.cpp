@@ -8,6 +8,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 
+#include "e2b/e2b_session.hpp"
 #include "e2b/engine.hpp"
 #include "e2b/one_shot.hpp"
 #include "e2beval/core/error.hpp"
@@ -85,8 +86,9 @@ void E2bSandbox::initiate_execute(executor_type io, ExecRequest request, ExecHan
 }
 
 std::shared_ptr<Session> E2bSandbox::create_session(const SessionOptions& options) {
-    (void)options;
-    throw input_error("sessions on the e2b backend are not available yet");
+    auto session = e2b::E2bSession::create(engine_, options);
+    sessions_->add(session);
+    return session;
 }
 
 std::vector<SessionInfo> E2bSandbox::list_sessions() { return sessions_->list(); }

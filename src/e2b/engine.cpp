@@ -216,6 +216,7 @@ E2bCounters E2bSandbox::Engine::counters() {
 
 void E2bSandbox::Engine::stop(std::chrono::milliseconds patience) {
     std::lock_guard lock(stop_mutex_);
+    shutting_down = true;
     if (stopped_ || !thread_.joinable()) return;
     std::promise<void> done;
     auto finished = done.get_future();

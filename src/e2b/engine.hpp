@@ -7,6 +7,7 @@
 // call), and the remote sandboxes must be killed when the backend ends, whatever the caller's loop does.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -50,6 +51,8 @@ struct E2bSandbox::Engine {
     E2bCounters counters();
 
     E2bSettings settings;
+    // Set when stop() begins, read from any thread: a session's caller stops waiting for an engine that ends.
+    std::atomic<bool> shutting_down{false};
     boost::asio::io_context io;
     e2b::HttpClient client;
     e2b::E2bApi api;

@@ -1,7 +1,6 @@
 // See session_deadline.hpp.
 #include "local/session_deadline.hpp"
 
-#include <cmath>
 #include <string_view>
 
 namespace e2beval::local {
@@ -20,22 +19,6 @@ bool is_true(const json::object& request, std::string_view key) {
     return value && value->is_bool() && value->as_bool();
 }
 
-// A `timeout` field in seconds: nullopt when absent or null, 0 ms when "no bound".
-std::optional<std::chrono::milliseconds> seconds_field(const json::object& request, std::string_view key) {
-    const auto* value = request.if_contains(key);
-    if (!value || !value->is_number()) return std::nullopt;
-    const double seconds = value->to_number<double>();
-    if (!std::isfinite(seconds) || seconds <= 0) return std::chrono::milliseconds(0);
-    // Past a year is "no bound" too (and keeps the arithmetic below far from overflow).
-    if (seconds > 365.0 * 86400.0) return std::chrono::milliseconds(0);
-    return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000.0)));
-}
-
-std::optional<std::chrono::milliseconds> bounded(std::chrono::milliseconds duration) {
-    if (duration.count() <= 0) return std::nullopt;
-    return duration;
-}
-
 }  // namespace
 
 bool streams_events(const json::object& request) {
@@ -45,14 +28,7 @@ bool streams_events(const json::object& request) {
 
 std::optional<std::chrono::milliseconds> operation_budget(const json::object& request,
                                                           std::optional<std::chrono::milliseconds> request_timeout) {
-    const auto op = op_of(request);
-    if (op == "run_code" || op == "command_wait") {
-        const auto timeout = seconds_field(request, "timeout");
-        return timeout ? bounded(*timeout) : std::nullopt;
-    }
-    if (op == "run_command" && !is_true(request, "background"))
-        return bounded(seconds_field(request, "timeout").value_or(kDefaultCommandTimeout));
-    return bounded(request_timeout.value_or(kDefaultRequestTimeout));
+    return session_request_budget(request, request_timeout);
 }
 
 CallDeadline::CallDeadline(std::optional<std::chrono::milliseconds> budget, std::chrono::steady_clock::time_point start)

@@ -8,14 +8,16 @@
 #include <chrono>
 #include <optional>
 
+#include "e2beval/session.hpp"
+
 namespace e2beval::local {
 
 // E2B's SDKs: `timeout` bounds a streaming operation as a whole (run_code, a foreground command, waiting for
 // a command; 0 or absent: no bound), `request_timeout` every other request (default 60 s, 0: no bound).
-inline constexpr std::chrono::milliseconds kDefaultRequestTimeout{60'000};
-inline constexpr std::chrono::milliseconds kDefaultCommandTimeout{60'000};  // the agent's default too
+inline constexpr std::chrono::milliseconds kDefaultRequestTimeout = kSessionRequestTimeout;
+inline constexpr std::chrono::milliseconds kDefaultCommandTimeout = kSessionCommandTimeout;  // the agent's default too
 
-// How long the operation `request` may take, as the caller asked; nullopt when unbounded (the call then
+// How long the operation `request` may take, as the caller asked (session_request_budget); nullopt when unbounded (the call then
 // waits at most until the session's own lifetime ends, which kills it).
 std::optional<std::chrono::milliseconds> operation_budget(const boost::json::object& request,
                                                           std::optional<std::chrono::milliseconds> request_timeout);

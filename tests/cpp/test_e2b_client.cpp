@@ -24,6 +24,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_future.hpp>
+#include <boost/json.hpp>
 
 #include "e2b/e2b_api.hpp"
 #include "e2b/http_client.hpp"
@@ -382,6 +383,54 @@ TEST_CASE("e2b backend: one-shot executions have the local backend's shape, and 
         const auto counters = backend.counters();
         CHECK(counters.sandboxes_created >= 1);
         CHECK(counters.requests >= 9);
+    }
+    CHECK(sandboxes_left() == 0);
+}
+
+namespace {
+std::string text_field(const boost::json::object& event, const char* key) {
+    const auto* value = event.if_contains(key);
+    return value && value->is_string() ? std::string(value->as_string()) : std::string();
+}
+}  // namespace
+
+TEST_CASE("e2b backend: a session is one remote sandbox speaking the session protocol, killed with kill()") {
+    {
+        E2bSandbox backend(serve().settings());
+        SessionOptions options;
+        options.metadata = {{"suite", "cpp"}};
+        auto session = backend.create_session(options);
+        CHECK(backend.find_session(session->id()) == session);
+        CHECK(sandboxes_left() == 1);
+        CHECK(session->info().metadata.at("suite") == "cpp");
+
+        CHECK(session->run_code("x = 6").error == std::nullopt);
+        CHECK(session->run_code("x * 7").text() == "42");
+        const auto output = session->run_command("echo out; echo err >&2; exit 2");
+        CHECK(output.stdout_data == "out\n");
+        CHECK(output.stderr_data == "err\n");
+        CHECK(output.exit_code == 2);
+        CHECK(output.error == "exit status 2");
+        session->write_file("/home/user/data.bin", std::string("a\0b", 3));
+        CHECK(session->read_file("/home/user/data.bin") == std::string("a\0b", 3));
+
+        // An op E2B refuses comes back as the protocol's failure, not an exception.
+        const auto missing = session->call({{"op", "files_read"}, {"path", "/home/user/none"}});
+        CHECK(text_field(missing, "type") == "failure");
+        CHECK(text_field(missing, "kind") == "not_found");
+        const auto unknown = session->call({{"op", "no_such_op"}});
+        CHECK(text_field(unknown, "kind") == "invalid");
+
+        session->kill();
+        session->kill();  // idempotent
+        CHECK_FALSE(session->alive());
+        CHECK(sandboxes_left() == 0);
+        try {
+            session->call({{"op", "ping"}});
+            FAIL("a killed session answered");
+        } catch (const sandbox_error& closed) {
+            CHECK(closed.code() == errc::session_closed);
+        }
     }
     CHECK(sandboxes_left() == 0);
 }
