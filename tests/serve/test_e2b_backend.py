@@ -13,30 +13,15 @@ import pytest
 
 from conftest import ServeProcess
 from fault_proxy import FaultProxy
+from tls_test_ca import make_test_certificates
 
 KEY = {}  # the key the module's server generated (its export line)
 BINARY = os.environ.get("E2BEVAL_SERVE_BINARY") or "e2beval"
 
 
-def _openssl(*arguments, cwd):
-    subprocess.run(["openssl", *arguments], cwd=cwd, check=True, capture_output=True)
-
-
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("e2b-tls")
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-             "-subj", "/CN=e2beval e2b test CA", cwd=directory)
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "proxy.key", "-out", "proxy.csr", "-subj", "/CN=127.0.0.1",
-             cwd=directory)
-    (directory / "proxy.ext").write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
-                                         "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")
-    _openssl("x509", "-req", "-in", "proxy.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "proxy.pem",
-             "-days", "2", "-extfile", "proxy.ext", cwd=directory)
-    # A certificate nobody trusts, for the bad-certificate proxy.
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "bad.key", "-out", "bad.pem", "-days", "2",
-             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", cwd=directory)
-    return directory
+    return make_test_certificates(tmp_path_factory.mktemp("e2b-tls"))
 
 
 @pytest.fixture(scope="module")

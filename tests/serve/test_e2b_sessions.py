@@ -1,5 +1,5 @@
-"""Sessions on the E2B backend: `e2beval.Sandbox.create(backend="e2b")` against a real `e2beval serve` (plain
-HTTP, which the backend accepts for a private server). Each test drives one remote sandbox through the Python
+"""Sessions on the E2B backend: `e2beval.Sandbox.create(backend="e2b")` against a real `e2beval serve`, over plain
+HTTP (which the backend accepts for a private server) and over TLS with a CA made here. Each test drives one remote sandbox through the Python
 module's E2B-compatible API — cells with state, errors and timeouts, a JavaScript context, commands with
 streaming callbacks, background commands, stdin, files, the sandbox's lifetime — and the server's own list API
 shows that nothing is left behind."""
@@ -16,23 +16,38 @@ from e2beval.sandbox import (CommandExitException, FileType, InvalidArgumentExce
                              TimeoutException)
 
 from conftest import ServeProcess
+from fault_proxy import FaultProxy
+from tls_test_ca import make_test_certificates
 
 
-@pytest.fixture(scope="module")
-def server():
+@pytest.fixture(scope="module", params=["http", "tls"])
+def server(request, tmp_path_factory):
+    """serve, reached directly over plain HTTP, or over TLS through a proxy whose certificate a CA made here
+    signs (the backend trusts it through E2BEVAL_E2B_CA_FILE): every session call runs both ways."""
     served = ServeProcess("--max-sandboxes", "8", "--creation-rate", "100")
     environment = {**served.env, "E2BEVAL_E2B_CREATION_RATE": "100"}
+    proxy = None
+    if request.param == "tls":
+        certificates = make_test_certificates(tmp_path_factory.mktemp("e2b-sessions-tls"))
+        upstream = int(served.env["E2B_API_URL"].rsplit(":", 1)[1])
+        proxy = FaultProxy(upstream, str(certificates / "proxy.pem"), str(certificates / "proxy.key")).start()
+        url = f"https://127.0.0.1:{proxy.port}"
+        environment.update({"E2B_API_URL": url, "E2B_SANDBOX_URL": url, "E2BEVAL_E2B_CA_FILE": str(certificates / "ca.pem")})
     saved = {name: os.environ.get(name) for name in environment}
     os.environ.update(environment)
     yield served
     try:
         assert remote_sandboxes(served) == [], "a session left a sandbox on the server"
+        if proxy is not None:
+            assert "POST /execute" in proxy.seen  # the cells went through TLS
     finally:
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+        if proxy is not None:
+            proxy.stop()
         assert served.stop() == 0
 
 
