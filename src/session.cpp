@@ -95,6 +95,11 @@ std::optional<std::chrono::milliseconds> bounded(std::chrono::milliseconds durat
 
 }  // namespace
 
+bool session_request_streams(const json::object& request) {
+    const auto op = op_of(request);
+    return op == "run_code" || (op == "run_command" && !is_true(request, "background")) || op == "command_wait";
+}
+
 std::optional<std::chrono::milliseconds> session_request_budget(const json::object& request,
                                                                 std::optional<std::chrono::milliseconds> request_timeout) {
     const auto op = op_of(request);

@@ -33,6 +33,11 @@ std::map<std::string, std::unique_ptr<E2bSandbox>>& e2b_sandboxes() {
 }
 }  // namespace
 
+// bindings/python/module.cpp: the one reading of execute()'s arguments, for every backend.
+ExecRequest exec_request_from_python(const std::string& code, const std::string& language, const std::string& stdin_data,
+                                     const std::map<std::string, std::string>& env, const std::string& limits_json,
+                                     const std::string& isolation_json, const std::string& template_name);
+
 // The environment's E2B settings decide which shared backend a call gets (a test may point at another server).
 E2bSandbox& e2b_sandbox_for(const BackendConfig& config) {
     auto& mutex = e2b_mutex();
@@ -49,30 +54,10 @@ E2bSandbox& e2b_sandbox_for(const BackendConfig& config) {
 
 namespace {
 
-json::object parse_object(const std::string& text, const char* what) {
-    boost::system::error_code ec;
-    auto value = json::parse(text, ec);
-    if (ec || !value.is_object()) throw input_error(std::string(what) + " must be a JSON object");
-    return std::move(value.get_object());
-}
-
-Language parse_language_name(const std::string& name) {
-    const auto language = language_from_tag(name);
-    if (!language) throw input_error("unknown language '" + name + "'; use python, javascript or bash");
-    return *language;
-}
-
 std::string execute_e2b_json(const std::string& code, const std::string& language, const std::string& stdin_data,
                              const std::map<std::string, std::string>& env, const std::string& limits_json,
                              const std::string& isolation_json, const std::string& template_name) {
-    ExecRequest request;
-    request.code = code;
-    request.language = parse_language_name(language);
-    request.stdin_data = stdin_data;
-    request.env = env;
-    request.limits = limits_from_json(parse_object(limits_json, "limits"));
-    request.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
-    request.template_name = template_name;
+    const auto request = exec_request_from_python(code, language, stdin_data, env, limits_json, isolation_json, template_name);
     BackendConfig config;
     config.backend = "e2b";
     config.e2b_template = template_name;  // on E2B, an E2B template ID (empty: E2BEVAL_E2B_TEMPLATE, else code-interpreter-v1)

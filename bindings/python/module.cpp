@@ -50,13 +50,6 @@ Policy parse_policy(const std::string& policy_json) {
     return policy_from_json(value);
 }
 
-json::object parse_object(const std::string& text, const char* what) {
-    boost::system::error_code ec;
-    auto value = json::parse(text, ec);
-    if (ec || !value.is_object()) throw input_error(std::string(what) + " must be a JSON object");
-    return std::move(value.get_object());
-}
-
 // One sandbox per interpreter and pool setting for the whole process, so its warm pool survives between
 // calls (the zygotes die with the process).
 LocalSandbox& shared_sandbox(const LocalSandboxOptions& options, const std::string& key) {
@@ -115,6 +108,27 @@ void bind_result_check(py::module_& m);  // bindings/python/result_check.cpp
 void bind_e2b(py::module_& m);       // bindings/python/e2b.cpp
 E2bSandbox& e2b_sandbox_for(const BackendConfig& config);  // bindings/python/e2b.cpp
 
+json::object parse_object(const std::string& text, const char* what) {
+    boost::system::error_code ec;
+    auto value = json::parse(text, ec);
+    if (ec || !value.is_object()) throw input_error(std::string(what) + " must be a JSON object");
+    return std::move(value.get_object());
+}
+
+ExecRequest exec_request_from_python(const std::string& code, const std::string& language, const std::string& stdin_data,
+                                     const std::map<std::string, std::string>& env, const std::string& limits_json,
+                                     const std::string& isolation_json, const std::string& template_name) {
+    ExecRequest request;
+    request.template_name = template_name;
+    request.code = code;
+    request.language = parse_language(language);
+    request.stdin_data = stdin_data;
+    request.env = env;
+    request.limits = limits_from_json(parse_object(limits_json, "limits"));
+    request.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
+    return request;
+}
+
 LocalSandbox& sandbox_for(const std::string& python_executable, bool pool) {
     auto options = sandbox_options(python_executable);
     options.pool.enabled = pool;
@@ -125,6 +139,8 @@ LocalSandbox& sandbox_for(const std::string& python_executable, bool pool) {
 }  // namespace e2beval::python
 
 namespace {
+
+using e2beval::python::parse_object;
 
 using e2beval::python::sandbox_for;
 
@@ -148,14 +164,8 @@ std::string execute_json(const std::string& code, const std::string& language, c
                          const std::map<std::string, std::string>& env, const std::string& limits_json,
                          const std::string& isolation_json,
                          const std::string& python_executable, bool pool, const std::string& template_name) {
-    ExecRequest request;
-    request.template_name = template_name;
-    request.code = code;
-    request.language = parse_language(language);
-    request.stdin_data = stdin_data;
-    request.env = env;
-    request.limits = limits_from_json(parse_object(limits_json, "limits"));
-    request.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
+    const auto request = e2beval::python::exec_request_from_python(code, language, stdin_data, env, limits_json, isolation_json,
+                                                                   template_name);
     LocalSandbox& sandbox = sandbox_for(python_executable, pool);
     return to_json_text(to_json(sandbox.execute(request)));
 }

@@ -21,15 +21,9 @@ namespace e2beval::python {
 LocalSandbox& sandbox_for(const std::string& python_executable, bool pool);
 E2bSandbox& e2b_sandbox_for(const BackendConfig& config);  // bindings/python/e2b.cpp
 const std::shared_ptr<SessionRegistry>& module_sessions();  // bindings/python/module.cpp
+boost::json::object parse_object(const std::string& text, const char* what);  // bindings/python/module.cpp
 
 namespace {
-
-json::object parse_object(const std::string& text, const char* what) {
-    boost::system::error_code ec;
-    auto value = json::parse(text, ec);
-    if (ec || !value.is_object()) throw input_error(std::string(what) + " must be a JSON object");
-    return std::move(value.get_object());
-}
 
 std::map<std::string, std::string> string_map(const json::object& object, const char* what) {
     std::map<std::string, std::string> map;

@@ -171,6 +171,9 @@ inline constexpr std::chrono::milliseconds kSessionRequestTimeout{60'000};
 inline constexpr std::chrono::milliseconds kSessionCommandTimeout{60'000};
 std::optional<std::chrono::milliseconds> session_request_budget(const boost::json::object& request,
                                                                 std::optional<std::chrono::milliseconds> request_timeout);
+// Whether `request` streams events before its final one (run_code, a foreground run_command, command_wait):
+// a backend caps such a call's events per call.
+bool session_request_streams(const boost::json::object& request);
 
 // The sessions a face's backends started, listed and found by id. A face owns one (the server, the Python
 // module) and shares it among the backend objects it creates; nothing is process-wide.

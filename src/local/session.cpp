@@ -166,10 +166,10 @@ public:
         check_open();
         const std::int64_t id = ++next_request_id_;
         request["id"] = id;
-        const bool streams = local::streams_events(request);
+        const bool streams = session_request_streams(request);
         const auto caps = local::call_caps(request, limits_);
         local::CallIntake intake(caps);
-        local::CallDeadline deadline(local::operation_budget(request, request_timeout));
+        local::CallDeadline deadline(session_request_budget(request, request_timeout));
         PendingCall mine{id, caps.line_bytes, std::nullopt, {}};
         std::unique_lock lock(dispatch_mutex_);
         pending_.emplace(id, &mine);

@@ -17,13 +17,8 @@ namespace e2beval::local {
 inline constexpr std::chrono::milliseconds kDefaultRequestTimeout = kSessionRequestTimeout;
 inline constexpr std::chrono::milliseconds kDefaultCommandTimeout = kSessionCommandTimeout;  // the agent's default too
 
-// How long the operation `request` may take, as the caller asked (session_request_budget); nullopt when unbounded (the call then
-// waits at most until the session's own lifetime ends, which kills it).
-std::optional<std::chrono::milliseconds> operation_budget(const boost::json::object& request,
-                                                          std::optional<std::chrono::milliseconds> request_timeout);
-
-// Whether `request` streams events before its final one (its events are capped per call, see session_caps.hpp).
-bool streams_events(const boost::json::object& request);
+// A call's budget is session_request_budget (e2beval/session.hpp, shared by every backend); nullopt when
+// unbounded (the call then waits at most until the session's own lifetime ends, which kills it).
 
 // The host's side of one call's clock, in three phases: until `budget` + kAnswerMargin it waits for the
 // final event; then it asks the agent whether it is alive (a "ping", answered even while a request

@@ -13,7 +13,7 @@ using namespace std::chrono_literals;
 namespace json = boost::json;
 
 TEST_CASE("a call's budget follows E2B: timeout bounds streams, request_timeout everything else") {
-    using local::operation_budget;
+    const auto operation_budget = session_request_budget;
     CHECK(operation_budget({{"op", "run_code"}, {"timeout", 3}}, std::nullopt) == 3000ms);
     CHECK(operation_budget({{"op", "run_code"}, {"timeout", 0.5}}, 1000ms) == 500ms);
     CHECK(operation_budget({{"op", "run_code"}, {"timeout", nullptr}}, std::nullopt) == std::nullopt);
