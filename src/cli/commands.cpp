@@ -174,7 +174,7 @@ const std::vector<OptionSpec> kSandboxOptions = {
     {"--min-isolation", "LEVEL", "refuse to run below standard (default) or full (needs cgroups)"},
     {"--profile", "FILE", "JSON {\"limits\": {...}, \"isolation\": {...}}; flags override it"},
     {"--python", "PATH", "Python interpreter to run code with (default: $E2BEVAL_PYTHON, else python3)"},
-    {"--template", "NAME", "run the code in a template's environment (`e2beval template build`; docs/templates.md)"},
+    {"--template", "NAME", "run the code in a template's environment (`e2beval template build`; docs/templates.md); with --backend e2b, an E2B template ID"},
 };
 
 std::vector<OptionSpec> with_sandbox_options(std::vector<OptionSpec> options) {
