@@ -24,7 +24,6 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/json.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -44,7 +43,6 @@
 namespace e2beval::local {
 
 namespace asio = boost::asio;
-namespace json = boost::json;
 
 namespace {
 
@@ -755,31 +753,16 @@ std::unique_ptr<Zygote> launch_zygote(SupervisionRequest request, const WarmSett
 
 namespace {
 
-std::string hex_bytes(std::string_view bytes) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string text;
-    text.reserve(bytes.size() * 2);
-    for (const unsigned char byte : bytes) {
-        text.push_back(kDigits[byte >> 4]);
-        text.push_back(kDigits[byte & 15]);
-    }
-    return text;
-}
-
-// What the zygote's Python needs (the environment) and what it hands its compiled steps unread.
-json::object warm_request_json(const SupervisionRequest& request) {
-    json::object environment;
-    for (const auto& variable : request.plan.environment) {
-        const auto equals = variable.find('=');
-        environment[variable.substr(0, equals)] = variable.substr(equals + 1);
-    }
-    WarmSteps steps;
-    steps.workspace_bytes = request.limits.workspace_bytes;
-    steps.rlimits = request.plan.rlimits;
-    for (auto& limit : steps.rlimits)
+// What the zygote's compiled loop reads: the execution's steps and environment.
+std::string warm_request(const SupervisionRequest& request) {
+    WarmRequest warm;
+    warm.steps.workspace_bytes = request.limits.workspace_bytes;
+    warm.steps.rlimits = request.plan.rlimits;
+    for (auto& limit : warm.steps.rlimits)
         // The zygote and the keeper run as the same id and count toward RLIMIT_NPROC too.
         if (limit.resource == RLIMIT_NPROC) limit.soft += 2, limit.hard += 2;
-    return {{"env", std::move(environment)}, {"steps", hex_bytes(encode_warm_steps(steps))}};
+    warm.environment = request.plan.environment;
+    return encode_warm_request(warm);
 }
 
 }  // namespace
@@ -804,7 +787,7 @@ bool supervise_warm(asio::any_io_executor executor, Zygote& zygote, SupervisionR
     ReportChannel report = make_report_channel();
     const UniqueFd code = sealed_memfd("e2beval-code", request.plan.program_source);
 
-    const auto header = json::serialize(warm_request_json(request));
+    const auto header = warm_request(request);
     ++zygote.uses;
     if (!send_with_fds(zygote.control(), header,
                        {code.get(), stdin_read.get(), out.write_end.get(), err.write_end.get(), report.child_end.get()}))

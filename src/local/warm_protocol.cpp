@@ -12,6 +12,7 @@ namespace {
 
 constexpr std::uint32_t kSettingsMagic = 0x65327731;  // "e2w1"
 constexpr std::uint32_t kStepsMagic = 0x65327331;     // "e2s1"
+constexpr std::uint32_t kRequestMagic = 0x65327231;   // "e2r1"
 
 template <typename T>
 void put(std::string& out, const T& value) {
@@ -23,6 +24,19 @@ bool take(std::string_view& in, T& value) {
     if (in.size() < sizeof value) return false;
     std::memcpy(&value, in.data(), sizeof value);
     in.remove_prefix(sizeof value);
+    return true;
+}
+
+void put_text(std::string& out, std::string_view text) {
+    put(out, static_cast<std::uint32_t>(text.size()));
+    out.append(text);
+}
+
+bool take_text(std::string_view& in, std::string_view& text) {
+    std::uint32_t size = 0;
+    if (!take(in, size) || in.size() < size) return false;
+    text = in.substr(0, size);
+    in.remove_prefix(size);
     return true;
 }
 
@@ -75,6 +89,34 @@ std::optional<WarmSteps> decode_warm_steps(std::string_view bytes) {
     }
     if (!bytes.empty()) return {};
     return steps;
+}
+
+std::string encode_warm_request(const WarmRequest& request) {
+    std::string out;
+    put(out, kRequestMagic);
+    put_text(out, encode_warm_steps(request.steps));
+    put(out, static_cast<std::uint32_t>(request.environment.size()));
+    for (const auto& variable : request.environment) put_text(out, variable);
+    return out;
+}
+
+std::optional<WarmRequest> decode_warm_request(std::string_view bytes) {
+    std::uint32_t magic = 0, count = 0;
+    std::string_view steps_bytes;
+    if (!take(bytes, magic) || magic != kRequestMagic || !take_text(bytes, steps_bytes) || !take(bytes, count)) return {};
+    auto steps = decode_warm_steps(steps_bytes);
+    if (!steps || count > bytes.size()) return {};  // each variable takes at least its 4-byte length
+    WarmRequest request{std::move(*steps), {}};
+    request.environment.reserve(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        std::string_view variable;
+        if (!take_text(bytes, variable) || variable.find('=') == std::string_view::npos ||
+            variable.find('\0') != std::string_view::npos)
+            return {};
+        request.environment.emplace_back(variable);
+    }
+    if (!bytes.empty()) return {};
+    return request;
 }
 
 }  // namespace e2beval::local

@@ -32,6 +32,16 @@ std::optional<WarmSettings> decode_warm_settings(std::string_view bytes);
 std::string encode_warm_steps(const WarmSteps& steps);
 std::optional<WarmSteps> decode_warm_steps(std::string_view bytes);
 
+// One execution's request: its steps, and its environment ("NAME=value" each), which the zygote's child
+// sets only where it differs from the zygote's own.
+struct WarmRequest {
+    WarmSteps steps;
+    std::vector<std::string> environment;
+};
+
+std::string encode_warm_request(const WarmRequest& request);
+std::optional<WarmRequest> decode_warm_request(std::string_view bytes);
+
 // The workspace size a zygote's standby mounts ahead of its request; other sizes are a resize.
 inline constexpr std::uint64_t kWarmDefaultWorkspaceBytes = 64ull << 20;  // Limits::workspace_bytes' default
 

@@ -146,6 +146,18 @@ E2BEVAL_WARM_API int e2beval_warm_configure(const char* bytes, std::size_t lengt
     return 0;
 }
 
+// Keeps a failed step of warm_serve.cpp for e2beval_warm_report_failure; `call` names it and must be a
+// literal. Returns -1.
+E2BEVAL_WARM_API int e2beval_warm_record_failure(const char* call, int error) { return failed(call, "", error); }
+
+// glibc's fork() without CPython's after-fork handlers: the zygote has one thread, so what they repair
+// (locks other threads held) cannot be broken; python_zygote.py does the one that matters to the code
+// (a fresh seed for `random`). See warm_serve.cpp for why they are skipped.
+E2BEVAL_WARM_API int e2beval_warm_fork() {
+    const pid_t pid = ::fork();
+    return pid >= 0 ? pid : failed("fork");
+}
+
 // The standby's next child is pid 1 of a new pid namespace; the zygote's other children stay in its own.
 E2BEVAL_WARM_API int e2beval_warm_enter_new_pid_namespace() {
     return ::unshare(CLONE_NEWPID) == 0 ? 0 : failed("unshare(CLONE_NEWPID)");

@@ -9,6 +9,7 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
 #include <optional>
+#include <set>
 
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/local/local_sandbox.hpp"
@@ -77,6 +78,38 @@ TEST_CASE("state does not leak between two executions from the same zygote") {
     CHECK(second.warm);
     CHECK(second.stdout_data == "False False\nFalse [1] False False\n-1\nno listener\n[1]\n");
     CHECK(sandbox.zygote_pids() == zygotes);  // really the same zygote
+}
+
+TEST_CASE("each execution from one zygote gets a fresh random seed and exactly its own environment") {
+    // The zygote forks without CPython's after-fork handlers (warm_serve.cpp): random's re-seed is done by
+    // the zygote's child itself, and the environment is set only where a request's differs from the zygote's.
+    auto sandbox = one_zygote_sandbox();
+    sandbox.warm_up(1);
+    const auto zygotes = sandbox.zygote_pids();
+    const std::string code = "import os, random\nprint(random.getrandbits(64), sorted(os.environ))\n";
+    std::set<std::string> draws;
+    std::string default_names;
+    for (int i = 0; i < 3; ++i) {
+        const auto result = run(sandbox, code);
+        REQUIRE(result.outcome == Outcome::ok);
+        CHECK(result.warm);
+        const auto space = result.stdout_data.find(' ');
+        draws.insert(result.stdout_data.substr(0, space));
+        if (i == 0) default_names = result.stdout_data.substr(space);
+        CHECK(result.stdout_data.substr(space) == default_names);
+    }
+    CHECK(draws.size() == 3);
+
+    ExecRequest with_env;
+    with_env.code = "import os\nprint(os.environ['ONLY_HERE'], os.environ.get('HOME'))\n";
+    with_env.env = {{"ONLY_HERE", "yes"}};
+    const auto asked = sandbox.execute(with_env);
+    CHECK(asked.outcome == Outcome::ok);
+    CHECK(asked.stdout_data.rfind("yes ", 0) == 0);
+    // The next request, with the default environment, does not see the previous one's.
+    const auto after = run(sandbox, code);
+    CHECK(after.stdout_data.substr(after.stdout_data.find(' ')) == default_names);
+    CHECK(sandbox.zygote_pids() == zygotes);
 }
 
 TEST_CASE("a zygote that dies is replaced, and the execution that needed it still runs") {

@@ -1,0 +1,338 @@
+// The warm pool zygote's loop, in compiled code: python_zygote.py calls e2beval_warm_serve() once, and the
+// zygote never runs Python again; only the child forked for an execution returns from it, into Python, to
+// run the code.
+//
+// Why compiled: every page the zygote or its child writes after a fork is copied (copy-on-write), and the
+// interpreter writes many (reference counts, allocations, frames). The Python loop this replaces made each
+// execution copy ~100 pages in the zygote and ~450 in the child, which with the fork and the exit was most
+// of a warm execution's CPU. Here the zygote writes a few pages of stack, and the child writes only what
+// these steps need until the code runs.
+//
+// The steps, in order, are the ones the Python loop made (see python_zygote.py for the process picture):
+//   zygote:  fork the standby (pid 1 of a new pid namespace) and report it; then per request: check the
+//            standby lives, report the program's pidfd, hand the standby the request, fork the next
+//            standby and report it, wait for the program, report its end.
+//   standby: close every fd but its own socket, mount its own workspace, /dev/shm and /proc; wait for
+//            the request; give the workspace the request's size, copy the code to /tmp/main.py, take the
+//            stdio, then the cold path's containment (rlimits, capabilities, no_new_privs, seccomp), close
+//            every other fd, and return to Python.
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "local/warm_protocol.hpp"
+
+#define E2BEVAL_WARM_API extern "C" __attribute__((visibility("default")))
+
+// The steps of warm_steps.cpp, which this loop composes (one library: these are plain calls).
+extern "C" {
+int e2beval_warm_fork();
+int e2beval_warm_enter_new_pid_namespace();
+int e2beval_warm_return_to_own_pid_namespace();
+int e2beval_warm_mount_own_workspace();
+int e2beval_warm_prepare(const char* bytes, std::size_t length);
+int e2beval_warm_contain(int report_fd);
+void e2beval_warm_report_failure(int fd);
+void e2beval_warm_report_bug(int fd, const char* text);
+int e2beval_warm_report_ready(int fd, int pid, int standby_pidfd);
+int e2beval_warm_report_standby(int fd, int standby_pidfd);
+int e2beval_warm_report_started(int fd, int pidfd);
+void e2beval_warm_report_ended(int fd, int wait_status, long long peak_rss_kib, long long cpu_us);
+int e2beval_warm_record_failure(const char* call, int error);
+}
+
+namespace {
+
+// A request: its message and its fds (code, stdin, stdout, stderr, report channel).
+constexpr std::size_t kRequestFds = 5;
+constexpr std::size_t kMaxMessage = 1 << 16;
+
+struct Received {
+    ssize_t bytes = -1;  // 0: the sender is gone
+    int fds[kRequestFds] = {-1, -1, -1, -1, -1};
+    std::size_t fd_count = 0;
+};
+
+// One message of at most kMaxMessage bytes with up to kRequestFds fds; a longer message or more fds is
+// refused (bytes -1, EMSGSIZE), every fd it carried closed.
+Received receive(int fd, char* buffer) noexcept {
+    Received received;
+    iovec data{buffer, kMaxMessage};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kRequestFds)];
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    while ((received.bytes = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+    }
+    if (received.bytes < 0) return received;
+    for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        const std::size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        const auto* fds = reinterpret_cast<const int*>(CMSG_DATA(header));
+        for (std::size_t i = 0; i < count; ++i) {
+            int passed = -1;
+            std::memcpy(&passed, fds + i, sizeof passed);
+            if (received.fd_count < kRequestFds) received.fds[received.fd_count++] = passed;
+            else ::close(passed);
+        }
+    }
+    if ((message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ||
+        (received.bytes > 0 && received.fd_count != kRequestFds)) {
+        for (std::size_t i = 0; i < received.fd_count; ++i) ::close(received.fds[i]);
+        received.fd_count = 0;
+        received.bytes = -1;
+        errno = EMSGSIZE;
+    }
+    return received;
+}
+
+bool send_request(int fd, const char* bytes, std::size_t length, const int (&fds)[kRequestFds]) noexcept {
+    iovec data{const_cast<char*>(bytes), length};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof fds);
+    std::memcpy(CMSG_DATA(header), fds, sizeof fds);
+    ssize_t sent;
+    while ((sent = ::sendmsg(fd, &message, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    }
+    return sent == static_cast<ssize_t>(length);
+}
+
+// The request's environment, kept for Python (e2beval_warm_environment_*), and whether it differs from
+// this process's own (the zygote's, inherited unchanged): most requests ask for exactly that one.
+std::vector<std::string> request_environment;
+
+bool environment_differs(const std::vector<std::string>& wanted) noexcept {
+    std::size_t own = 0;
+    for (char** variable = environ; variable != nullptr && *variable != nullptr; ++variable) ++own;
+    if (own != wanted.size()) return true;
+    for (const auto& variable : wanted) {
+        bool found = false;
+        for (char** mine = environ; *mine != nullptr && !found; ++mine) found = variable == *mine;
+        if (!found) return true;
+    }
+    return false;
+}
+
+bool write_all(int fd, const char* bytes, std::size_t length) noexcept {
+    while (length > 0) {
+        const ssize_t written = ::write(fd, bytes, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return false;
+        bytes += written;
+        length -= static_cast<std::size_t>(written);
+    }
+    return true;
+}
+
+// The code, from its sealed memfd to /tmp/main.py (the workspace), as a cold sandbox has it.
+int copy_code(int code_fd) noexcept {
+    const int file = ::open("/tmp/main.py", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (file < 0) return e2beval_warm_record_failure("open(/tmp/main.py)", errno);
+    char chunk[16384];
+    for (;;) {
+        const ssize_t got = ::read(code_fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            const int error = errno;
+            ::close(file);
+            return e2beval_warm_record_failure("read(code)", error);
+        }
+        if (got == 0) break;
+        if (!write_all(file, chunk, static_cast<std::size_t>(got))) {
+            const int error = errno;
+            ::close(file);
+            return e2beval_warm_record_failure("write(/tmp/main.py)", error);
+        }
+    }
+    if (::close(file) != 0) return e2beval_warm_record_failure("close(/tmp/main.py)", errno);
+    return 0;
+}
+
+// The standby's request, in the standby: everything up to the code itself. Returns the report channel's
+// fd (still open, for a failure report), or -1 when there is nobody to report to.
+int take_request(int standby_socket, char* buffer, bool mounted) {
+    Received request = receive(standby_socket, buffer);
+    if (request.bytes == 0) ::_exit(0);  // the zygote is gone
+    if (request.bytes < 0) ::_exit(127);  // nothing to report on: the supervisor sees the channel close
+    ::close(standby_socket);
+    const int code_fd = request.fds[0], stdin_fd = request.fds[1], stdout_fd = request.fds[2],
+              stderr_fd = request.fds[3], channel = request.fds[4];
+    if (!mounted) return channel;  // what failed is kept: the report says it
+    auto decoded = e2beval::local::decode_warm_request(std::string_view(buffer, static_cast<std::size_t>(request.bytes)));
+    if (!decoded) {
+        e2beval_warm_record_failure("decode(execution request)", EINVAL);
+        return channel;
+    }
+    const std::string steps = e2beval::local::encode_warm_steps(decoded->steps);
+    if (e2beval_warm_prepare(steps.data(), steps.size()) != 0 || copy_code(code_fd) != 0) return channel;
+    if (::chdir("/tmp") != 0) {
+        e2beval_warm_record_failure("chdir(/tmp)", errno);
+        return channel;
+    }
+    const int stdio[3] = {stdin_fd, stdout_fd, stderr_fd};
+    for (int target = 0; target < 3; ++target)
+        if (::dup2(stdio[target], target) < 0) {
+            e2beval_warm_record_failure("dup2(stdio)", errno);
+            return channel;
+        }
+    request_environment = std::move(decoded->environment);
+    if (e2beval_warm_contain(channel) != 0) return channel;
+    ::close(channel);
+    // Nothing of the zygote's or the supervisor's stays open for the code: only its stdio.
+    if (::syscall(SYS_close_range, 3u, ~0u, 0u) != 0) ::_exit(127);
+    return -2;  // the code's turn
+}
+
+struct Standby {
+    pid_t pid = -1;
+    int socket = -1;  // the zygote's end
+};
+
+// Forks the next execution's process ahead of its request. In the child (the standby) this returns only
+// to run a request's code (pid -2); in the zygote, the standby (pid -1 when it could not be made).
+Standby start_standby(char* buffer) {
+    int ends[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) {
+        e2beval_warm_record_failure("socketpair", errno);
+        return {};
+    }
+    if (e2beval_warm_enter_new_pid_namespace() != 0) {
+        ::close(ends[0]);
+        ::close(ends[1]);
+        return {};
+    }
+    const int pid = e2beval_warm_fork();
+    if (pid == 0) {
+        ::signal(SIGCHLD, SIG_DFL);
+        // Keep only our own socket: the zygote may hold the running execution's report channel, which
+        // must close when that execution ends, not when this standby does.
+        const unsigned keep = static_cast<unsigned>(ends[1]);
+        if (keep > 3 && ::syscall(SYS_close_range, 3u, keep - 1, 0u) != 0) ::_exit(127);
+        if (::syscall(SYS_close_range, keep + 1, ~0u, 0u) != 0) ::_exit(127);
+        const bool mounted = e2beval_warm_mount_own_workspace() == 0;
+        const int channel = take_request(ends[1], buffer, mounted);
+        if (channel == -2) return {-2, -1};
+        if (channel >= 0) e2beval_warm_report_failure(channel);
+        ::_exit(127);
+    }
+    // Our own children stay in our pid namespace: only the program gets a new one.
+    const bool back = e2beval_warm_return_to_own_pid_namespace() == 0;
+    ::close(ends[1]);
+    if (pid < 0 || !back) {
+        if (pid > 0) ::kill(pid, SIGKILL);
+        ::close(ends[0]);
+        return {};
+    }
+    return {pid, ends[0]};
+}
+
+bool alive(pid_t pid) noexcept {
+    int status = 0;
+    return ::waitpid(pid, &status, WNOHANG) == 0;
+}
+
+// Hands the supervisor a pidfd of `pid` with `report` (e2beval_warm_report_ready/_standby/_started).
+template <typename Report>
+int report_pidfd(pid_t pid, Report report) noexcept {
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd < 0) return e2beval_warm_record_failure("pidfd_open", errno);
+    const int result = report(pidfd);
+    ::close(pidfd);
+    return result;
+}
+
+}  // namespace
+
+// Serves executions on `control_fd` until the supervisor closes it (then exits). Returns 0 only in an
+// execution's own process, contained, when its code (/tmp/main.py) is to run; its environment is then
+// in e2beval_warm_environment_*.
+E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
+    static char buffer[kMaxMessage];
+    Standby standby = start_standby(buffer);
+    if (standby.pid == -2) return 0;
+    if (standby.pid < 0 ||
+        report_pidfd(standby.pid, [&](int pidfd) { return e2beval_warm_report_ready(control_fd, ::getpid(), pidfd); }) != 0) {
+        e2beval_warm_report_failure(control_fd);
+        ::_exit(127);
+    }
+    for (;;) {
+        Received request = receive(control_fd, buffer);
+        if (request.bytes == 0) ::_exit(0);  // the supervisor is gone (the standby follows: its socket closes)
+        if (request.bytes < 0) ::_exit(127);
+        const int channel = request.fds[kRequestFds - 1];
+        // Only the standby the supervisor moved into the request's cgroup may run it: a dead one is not
+        // replaced here (a new process would run outside that cgroup's limits).
+        if (!alive(standby.pid)) {
+            e2beval_warm_report_bug(channel, "zygote: the process prepared for this execution died");
+            ::_exit(127);
+        }
+        const pid_t program = standby.pid;
+        // The program's pidfd reaches the supervisor before the program can run: whatever makes the
+        // supervisor kill it (a denied call in kill mode, a limit) finds it there, not only its zygote.
+        bool served = report_pidfd(program, [&](int pidfd) { return e2beval_warm_report_started(channel, pidfd); }) == 0;
+        if (served && !send_request(standby.socket, buffer, static_cast<std::size_t>(request.bytes), request.fds))
+            served = e2beval_warm_record_failure("sendmsg(request to its process)", errno) == 0;
+        ::close(standby.socket);
+        for (std::size_t i = 0; i + 1 < kRequestFds; ++i) ::close(request.fds[i]);
+        if (served) {
+            standby = start_standby(buffer);  // the next one, while this program runs
+            if (standby.pid == -2) return 0;
+            served = standby.pid > 0 && report_pidfd(standby.pid, [&](int pidfd) {
+                                            return e2beval_warm_report_standby(channel, pidfd);
+                                        }) == 0;
+        }
+        if (!served) {
+            // The supervisor ends this zygote when the report says so; the program runs or ends on its own.
+            e2beval_warm_report_failure(channel);
+            ::close(channel);
+            continue;
+        }
+        int status = 0;
+        rusage usage{};
+        while (::wait4(program, &status, 0, &usage) < 0 && errno == EINTR) {
+        }
+        const long long cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000LL + usage.ru_utime.tv_usec +
+                                 usage.ru_stime.tv_usec;
+        e2beval_warm_report_ended(channel, status, usage.ru_maxrss, cpu_us);
+        ::close(channel);
+    }
+}
+
+// Whether the execution's environment differs from the one this process has (the zygote's): Python sets
+// it only then.
+E2BEVAL_WARM_API int e2beval_warm_environment_differs() { return environment_differs(request_environment) ? 1 : 0; }
+
+// The execution's environment as "NAME=value\0NAME=value\0...", `*size` bytes; valid until exit.
+E2BEVAL_WARM_API const char* e2beval_warm_environment_block(std::size_t* size) {
+    static std::string block;
+    block.clear();
+    for (const auto& variable : request_environment) {
+        block += variable;
+        block.push_back('\0');
+    }
+    *size = block.size();
+    return block.data();
+}
