@@ -33,11 +33,24 @@ struct CgroupMount {
     bool v2 = false;
 };
 
+// From offset 0 to the end. A cgroup file read again from offset 0 shows its current value.
+std::string read_from_start(int fd) {
+    std::string text;
+    char chunk[4096];
+    for (;;) {
+        const ssize_t got = ::pread(fd, chunk, sizeof chunk, static_cast<off_t>(text.size()));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return text;
+        text.append(chunk, static_cast<std::size_t>(got));
+    }
+}
+
 std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream content;
-    content << in.rdbuf();
-    return content.str();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {};
+    auto text = read_from_start(fd);
+    ::close(fd);
+    return text;
 }
 
 bool write_text(const std::string& path, const std::string& text) {
@@ -212,19 +225,19 @@ CgroupSupport detect() {
     return support;
 }
 
-std::uint64_t read_number(const std::string& path, bool& found) {
-    const auto text = read_text(path);
+std::uint64_t parse_number(const std::string& text, bool& found) {
     found = !text.empty();
     return found ? std::strtoull(text.c_str(), nullptr, 10) : 0;
 }
 
 // "key value" lines (memory.events, pids.events, memory.oom_control, cpu.stat).
-std::uint64_t read_key(const std::string& path, const std::string& key) {
-    std::istringstream lines(read_text(path));
-    for (std::string name; lines >> name;) {
-        std::uint64_t value = 0;
-        lines >> value;
-        if (name == key) return value;
+std::uint64_t parse_key(std::string_view text, std::string_view key) {
+    while (!text.empty()) {
+        const auto end = std::min(text.find('\n'), text.size());
+        const auto line = text.substr(0, end);
+        text.remove_prefix(std::min(end + 1, text.size()));
+        if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ' ')
+            return std::strtoull(std::string(line.substr(key.size() + 1)).c_str(), nullptr, 10);
     }
     return 0;
 }
@@ -429,10 +442,33 @@ void SandboxCgroup::apply_limits(const Limits& limits) {
 CgroupUsage SandboxCgroup::begin_execution() {
     // v1 resets the peak to the current usage when 0 is written to it. v2's memory.peak resets only for
     // the file descriptor that wrote it (Linux 6.12+), so a reused v2 cgroup reports no peak of its own.
+    keep_files_open_ = true;
     peak_is_per_execution_ = false;
     for (const auto& directory : directories_)
-        if (directory.has("memory")) peak_is_per_execution_ = write_text(directory.path + "/memory.max_usage_in_bytes", "0");
+        if (directory.has("memory")) peak_is_per_execution_ = write_file(directory.path + "/memory.max_usage_in_bytes", "0");
     return usage();
+}
+
+int SandboxCgroup::kept_file(const std::string& path, int flags) const {
+    const auto key = (flags & O_ACCMODE) == O_WRONLY ? path + "\n" : path;
+    if (auto found = kept_files_.find(key); found != kept_files_.end()) return found->second;
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    if (fd >= 0) kept_files_.emplace(key, fd);  // a file this kernel lacks is asked for again: rare, harmless
+    return fd;
+}
+
+std::string SandboxCgroup::read_file(const std::string& path) const {
+    if (!keep_files_open_) return read_text(path);
+    std::lock_guard lock(files_mutex_);
+    const int fd = kept_file(path, O_RDONLY);
+    return fd < 0 ? std::string() : read_from_start(fd);
+}
+
+bool SandboxCgroup::write_file(const std::string& path, const std::string& text) const {
+    if (!keep_files_open_) return write_text(path, text);
+    std::lock_guard lock(files_mutex_);
+    const int fd = kept_file(path, O_WRONLY);
+    return fd >= 0 && ::pwrite(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
 }
 
 SandboxCgroup::SandboxCgroup(SandboxCgroup&& other) noexcept
@@ -442,7 +478,10 @@ SandboxCgroup::SandboxCgroup(SandboxCgroup&& other) noexcept
       memory_limit_(other.memory_limit_),
       task_limit_(other.task_limit_),
       cpu_quota_us_(other.cpu_quota_us_),
-      peak_is_per_execution_(other.peak_is_per_execution_) {
+      peak_is_per_execution_(other.peak_is_per_execution_),
+      keep_files_open_(other.keep_files_open_.load()) {
+    std::lock_guard lock(other.files_mutex_);
+    kept_files_ = std::exchange(other.kept_files_, {});
     other.directories_.clear();
 }
 
@@ -450,8 +489,20 @@ SandboxCgroup::~SandboxCgroup() { remove(); }
 
 void SandboxCgroup::add_process(pid_t pid) const {
     for (const auto& [directory, controllers] : directories_)
-        if (!write_text(directory + "/cgroup.procs", std::to_string(pid)))
+        if (!write_file(directory + "/cgroup.procs", std::to_string(pid)))
             throw sandbox_error(describe_syscall_failure("write(" + directory + "/cgroup.procs)", errno));
+}
+
+std::vector<UniqueFd> SandboxCgroup::open_task_files() const {
+    std::vector<UniqueFd> files;
+    if (version_ != CgroupSupport::Version::v1) return files;
+    for (const auto& [directory, controllers] : directories_) {
+        const auto path = directory + "/tasks";
+        UniqueFd file(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+        if (!file) throw sandbox_error(describe_syscall_failure("open(" + path + ")", errno));
+        files.push_back(std::move(file));
+    }
+    return files;
 }
 
 CgroupUsage SandboxCgroup::usage() const {
@@ -460,23 +511,24 @@ CgroupUsage SandboxCgroup::usage() const {
     for (const auto& directory_info : directories_) {
         const auto& directory = directory_info.path;
         if (version_ == CgroupSupport::Version::v2) {
-            const auto peak = read_number(directory + "/memory.peak", found);
+            const auto peak = parse_number(read_file(directory + "/memory.peak"), found);
             if (found) usage.peak_memory_bytes = peak;
-            usage.cpu_time = std::chrono::microseconds(read_key(directory + "/cpu.stat", "usage_usec"));
-            usage.oom_kills = read_key(directory + "/memory.events", "oom_kill");
-            usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
+            usage.cpu_time = std::chrono::microseconds(parse_key(read_file(directory + "/cpu.stat"), "usage_usec"));
+            usage.oom_kills = parse_key(read_file(directory + "/memory.events"), "oom_kill");
+            usage.pids_limit_hits = parse_key(read_file(directory + "/pids.events"), "max");
             continue;
         }
         if (directory_info.has("memory")) {
-            usage.peak_memory_bytes = read_number(directory + "/memory.max_usage_in_bytes", found);
-            usage.oom_kills = read_key(directory + "/memory.oom_control", "oom_kill");
-            if (usage.oom_kills == 0 && read_number(directory + "/memory.failcnt", found) > 0 &&
-                read_key(directory + "/memory.oom_control", "under_oom") > 0)
+            usage.peak_memory_bytes = parse_number(read_file(directory + "/memory.max_usage_in_bytes"), found);
+            const auto oom_control = read_file(directory + "/memory.oom_control");
+            usage.oom_kills = parse_key(oom_control, "oom_kill");
+            if (usage.oom_kills == 0 && parse_key(oom_control, "under_oom") > 0 &&
+                parse_number(read_file(directory + "/memory.failcnt"), found) > 0)
                 usage.oom_kills = 1;
         }
-        if (directory_info.has("pids")) usage.pids_limit_hits = read_key(directory + "/pids.events", "max");
+        if (directory_info.has("pids")) usage.pids_limit_hits = parse_key(read_file(directory + "/pids.events"), "max");
         if (directory_info.has("cpuacct")) {
-            const auto nanoseconds = read_number(directory + "/cpuacct.usage", found);
+            const auto nanoseconds = parse_number(read_file(directory + "/cpuacct.usage"), found);
             if (found) usage.cpu_time = std::chrono::nanoseconds(nanoseconds);
         }
     }
@@ -489,10 +541,10 @@ CgroupMemoryNow SandboxCgroup::memory_now() const {
     for (const auto& [directory, controllers] : directories_) {
         const bool v2 = version_ == CgroupSupport::Version::v2;
         if (!v2 && std::find(controllers.begin(), controllers.end(), "memory") == controllers.end()) continue;
-        const auto used = read_number(directory + (v2 ? "/memory.current" : "/memory.usage_in_bytes"), found);
+        const auto used = parse_number(read_text(directory + (v2 ? "/memory.current" : "/memory.usage_in_bytes")), found);
         if (!found) continue;
         memory.used_bytes = used;
-        memory.cache_bytes = read_key(directory + "/memory.stat", v2 ? "file" : "cache");
+        memory.cache_bytes = parse_key(read_text(directory + "/memory.stat"), v2 ? "file" : "cache");
     }
     return memory;
 }
@@ -508,6 +560,11 @@ CgroupUsage SandboxCgroup::usage_since(const CgroupUsage& start) const {
 
 void SandboxCgroup::remove() noexcept {
     if (directory_fd_ >= 0) ::close(std::exchange(directory_fd_, -1));
+    {
+        std::lock_guard lock(files_mutex_);
+        for (const auto& [path, fd] : kept_files_) ::close(fd);
+        kept_files_.clear();
+    }
     for (const auto& [directory, controllers] : directories_) {
         // The pid namespace is gone by now, so this is normally empty; anything left is killed first.
         if (!write_text(directory + "/cgroup.kill", "1")) {

@@ -6,14 +6,17 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "e2beval/core/types.hpp"
+#include "local/fd.hpp"
 
 namespace e2beval::local {
 
@@ -85,6 +88,9 @@ public:
     // can block: the kernel takes cgroup_threadgroup_rwsem for writing, which waits for an RCU grace period
     // (about 15 ms here) unless another move happened a moment before. Keep it off a request's path.
     void add_process(pid_t pid) const;
+    // v1: each hierarchy's `tasks` file, opened for writing, for a child of this process to move itself
+    // into this cgroup (contain.cpp, join_cgroup), which costs no RCU grace period; empty for v2.
+    std::vector<UniqueFd> open_task_files() const;
 
     // For a cgroup reused by many executions: writes the memory (no swap), task and CPU-quota limits of
     // `limits` where they differ from the ones it has, so executions asking for the same limits write nothing.
@@ -122,6 +128,15 @@ private:
     std::uint64_t task_limit_ = UINT64_MAX;
     std::uint64_t cpu_quota_us_ = UINT64_MAX;  // per kCpuPeriodMicroseconds; UINT64_MAX: no quota
     bool peak_is_per_execution_ = true;  // false once begin_execution could not reset it
+    // A reused cgroup (begin_execution was called) keeps open the files each execution reads and writes:
+    // opening one is a path walk through the cgroup filesystem, and an execution's start and end touch
+    // about ten. A cgroup of one execution or of a session opens them per read, so they hold no fds.
+    std::string read_file(const std::string& path) const;
+    bool write_file(const std::string& path, const std::string& text) const;
+    int kept_file(const std::string& path, int flags) const;  // under files_mutex_
+    std::atomic<bool> keep_files_open_{false};
+    mutable std::mutex files_mutex_;
+    mutable std::map<std::string, int> kept_files_;  // path (+ "\n" for the writable one) -> fd
 };
 
 }  // namespace e2beval::local

@@ -37,16 +37,21 @@ constexpr int kGoFd = 4;
 
 [[noreturn]] void fail(const char* call, const char* path = "") noexcept { fail(StepError{call, path, errno}); }
 
-// Moves the inherited fds to 0..4 and closes every other fd the parent process had open.
+constexpr int kFirstCgroupTasksFd = 5;
+
+// Moves the inherited fds to 0..4 (then the cgroup `tasks` files, 5...) and closes every other fd the
+// parent process had open.
 void arrange_fds(const ChildFds& fds) noexcept {
-    const int wanted[] = {fds.stdin_read, fds.stdout_write, fds.stderr_write, fds.report_write, fds.go_read};
-    int moved[5];
-    // Duplicate above the target range first so a source fd numbered 0..4 is not clobbered by dup2.
-    for (int i = 0; i < 5; ++i)
+    int wanted[5 + kMaxCgroupTaskFiles] = {fds.stdin_read, fds.stdout_write, fds.stderr_write, fds.report_write, fds.go_read};
+    const int count = 5 + fds.cgroup_task_count;
+    for (int i = 0; i < fds.cgroup_task_count; ++i) wanted[5 + i] = fds.cgroup_tasks[i];
+    int moved[5 + kMaxCgroupTaskFiles];
+    // Duplicate above the target range first so a source fd numbered 0..8 is not clobbered by dup2.
+    for (int i = 0; i < count; ++i)
         if ((moved[i] = ::fcntl(wanted[i], F_DUPFD, 16)) < 0) fail("fcntl(F_DUPFD)");
-    for (int i = 0; i < 5; ++i)
+    for (int i = 0; i < count; ++i)
         if (::dup2(moved[i], i) < 0) fail("dup2");
-    if (::syscall(SYS_close_range, 5u, ~0u, 0u) != 0) fail("close_range(5, ~0U)");
+    if (::syscall(SYS_close_range, static_cast<unsigned>(count), ~0u, 0u) != 0) fail("close_range");
     // The report and go pipes must not survive exec into the program.
     if (::fcntl(kReportFd, F_SETFD, FD_CLOEXEC) != 0 || ::fcntl(kGoFd, F_SETFD, FD_CLOEXEC) != 0)
         fail("fcntl(F_SETFD, FD_CLOEXEC)");
@@ -59,6 +64,22 @@ void wait_for_id_maps() noexcept {
     }
     if (n != 1) ::_exit(126);  // the parent gave up (or died): nothing to report to
     ::close(kGoFd);
+}
+
+// cgroup v1: the child moves itself into the sandbox's cgroup by writing "0" (itself) into each
+// hierarchy's `tasks` file, opened for it by the parent. The same move made by the parent (a pid written
+// into cgroup.procs) takes the kernel's cgroup_threadgroup_rwsem for writing, which waits for an RCU grace
+// period: 10-15 ms after an idle moment, most of what a cold start cost more than bubblewrap. A thread
+// moving itself needs no thread-group lock, so the kernel skips it. Done first after the id maps, before
+// anything the sandbox's limits should count.
+void join_cgroup(int task_files) noexcept {
+    for (int fd = kFirstCgroupTasksFd; fd < kFirstCgroupTasksFd + task_files; ++fd) {
+        ssize_t written;
+        while ((written = ::write(fd, "0", 1)) < 0 && errno == EINTR) {
+        }
+        if (written != 1) fail("write(0) into the sandbox cgroup's tasks file");
+        ::close(fd);
+    }
 }
 
 // This process is a copy of the host process: blank its command line and environment strings so that
@@ -163,6 +184,7 @@ void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     arrange_fds(fds);
     // 2. The parent writes our uid/gid maps; nothing below works before that.
     wait_for_id_maps();
+    join_cgroup(fds.cgroup_task_count);
     // This process is a copy of the host process (its memory, environ, cmdline): the program, running
     // as the same id, must not be able to read it through /proc/1/{environ,mem}. (Not earlier: an
     // unprivileged parent could not write our id maps into a non-dumpable process's /proc.)

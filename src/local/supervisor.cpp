@@ -158,6 +158,12 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
     }
     Pipe out = make_pipe(), err = make_pipe(), go = make_pipe();
     ReportChannel report = make_report_channel();
+    // v1: the child moves itself into its cgroup (contain.cpp, join_cgroup) through these.
+    const std::vector<UniqueFd> task_files = cgroup ? cgroup->open_task_files() : std::vector<UniqueFd>();
+    if (task_files.size() > static_cast<std::size_t>(kMaxCgroupTaskFiles))
+        throw sandbox_error("more cgroup v1 hierarchies than the sandbox's child can join");
+    int task_fds[kMaxCgroupTaskFiles] = {};
+    for (std::size_t i = 0; i < task_files.size(); ++i) task_fds[i] = task_files[i].get();
 
     // 3. clone3 into new namespaces (and straight into the v2 cgroup).
     int pidfd = -1;
@@ -176,7 +182,8 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
         // The child never leaves this scope: the creator identity is the parent thread's to restore.
         if (pid == 0)
             run_sandbox_init(request.plan, ChildFds{stdin_read.get(), out.write_end.get(), err.write_end.get(),
-                                                    report.child_end.get(), go.read_end.get()});
+                                                    report.child_end.get(), go.read_end.get(), task_fds,
+                                                    static_cast<int>(task_files.size())});
     }
     if (pid < 0) {
         const int saved = errno;
@@ -188,10 +195,9 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
     }
     Spawned spawned{static_cast<pid_t>(pid), UniqueFd(pidfd), std::move(out.read_end), std::move(err.read_end),
                     std::move(report.parent_end), std::move(cgroup), CgroupUsage{}};
-    // 4. parent: id maps and the v1 cgroup, then let the child go on.
+    // 4. parent: id maps, then let the child go on (on v1 it joins its cgroup first).
     try {
         write_id_maps(spawned.pid, request.ids);
-        if (spawned.cgroup && spawned.cgroup->directory_fd() < 0) spawned.cgroup->add_process(spawned.pid);
     } catch (...) {
         kill_and_reap(spawned.pid, spawned.pidfd.get());
         throw;
