@@ -35,9 +35,9 @@ UniqueFd sealed_memfd(const char* name, std::string_view bytes) {
     return memory;
 }
 
-bool send_with_fds(int socket, std::string_view bytes, std::initializer_list<int> fds) noexcept {
+bool send_with_fds(int socket, std::string_view bytes, std::span<const int> fds) noexcept {
     iovec payload{const_cast<char*>(bytes.data()), bytes.size()};
-    constexpr std::size_t kMostFds = 8;
+    constexpr std::size_t kMostFds = 9;  // a zygote's settings: its library and 2 x 4 cgroup tasks files
     alignas(cmsghdr) char control[CMSG_SPACE(kMostFds * sizeof(int))] = {};
     if (fds.size() > kMostFds) {
         errno = EINVAL;
@@ -52,7 +52,7 @@ bool send_with_fds(int socket, std::string_view bytes, std::initializer_list<int
     header->cmsg_level = SOL_SOCKET;
     header->cmsg_type = SCM_RIGHTS;
     header->cmsg_len = CMSG_LEN(fds.size() * sizeof(int));
-    std::memcpy(CMSG_DATA(header), fds.begin(), fds.size() * sizeof(int));
+    std::memcpy(CMSG_DATA(header), fds.data(), fds.size() * sizeof(int));
     while (::sendmsg(socket, &message, MSG_NOSIGNAL) < 0)
         if (errno != EINTR) return false;
     return true;

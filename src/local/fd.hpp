@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <initializer_list>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -49,6 +50,9 @@ UniqueFd sealed_memfd(const char* name, std::string_view bytes);
 
 // Sends `bytes` as one message on a SOCK_SEQPACKET socket with `fds` attached (SCM_RIGHTS); false with
 // errno set when it cannot.
-bool send_with_fds(int socket, std::string_view bytes, std::initializer_list<int> fds) noexcept;
+bool send_with_fds(int socket, std::string_view bytes, std::span<const int> fds) noexcept;
+inline bool send_with_fds(int socket, std::string_view bytes, std::initializer_list<int> fds) noexcept {
+    return send_with_fds(socket, bytes, std::span<const int>(fds.begin(), fds.size()));
+}
 
 }  // namespace e2beval::local

@@ -14,8 +14,8 @@
 # warm_steps.cpp), which the supervisor sends with the settings and this file loads with ctypes. Once
 # loaded, the zygote calls its loop (e2beval_warm_serve) and never runs Python again: a page the
 # interpreter writes after a fork is a page copied, so the loop is not Python. What stays here is what
-# must happen in this interpreter: its imports, and, in each execution's process, its environment, a fresh
-# seed for `random` and running the code.
+# must happen in this interpreter: its imports, and, in each execution's process, a fresh seed for
+# `random` and a throwaway program ahead of the request, then the request's environment and its code.
 import ctypes
 import os
 import random
@@ -63,10 +63,34 @@ def run_code(path):
     return status
 
 
+# Run in each standby before its request (see prepare_ahead): constructs most programs use, so that the
+# pages the interpreter writes to compile and run them are copied here, ahead of the request, rather than
+# while the request waits. Nothing of it is left where a program could see it.
+PREPARATION = """
+def preparation(argument):
+    values = [argument * index for index in range(3)]
+    mapping = {str(value): value for value in values}
+    text = f"{argument!r}: {sorted(mapping.items())} {len(values)}"
+    try:
+        raise ValueError(text)
+    except ValueError:
+        pass
+    return text.split(":")[0], max(values), "".join(reversed(text))
+preparation(1)
+"""
+
+
+def prepare_ahead():
+    """In a standby, before its request: the seed a cold run's import of `random` would make (the fork
+    skipped CPython's after-fork handlers, random's among them), and a throwaway program compiled and run
+    in globals of its own."""
+    random.seed()
+    exec(compile(PREPARATION, "<e2beval preparation>", "exec"), {"__builtins__": builtins, "__name__": "preparation"})
+
+
 def run_execution():
     """In an execution's own process, contained (warm_serve.cpp made every step): its environment where it
-    differs from the zygote's, the seed a cold run's import of `random` would make (the fork skipped
-    CPython's after-fork handlers, random's among them), then the code."""
+    differs from the zygote's, then the code."""
     if warm.e2beval_warm_environment_differs():
         size = ctypes.c_size_t()
         block = ctypes.string_at(warm.e2beval_warm_environment_block(ctypes.byref(size)), size.value)
@@ -74,22 +98,23 @@ def run_execution():
         for variable in block.split(b"\0")[:-1]:
             name, _, value = variable.partition(b"=")
             os.environb[name] = value
-    random.seed()
     os._exit(run_code("/tmp/main.py"))
 
 
 def load_warm_steps():
     """The settings (opaque bytes) and the compiled steps (a shared library in a memfd) arrive first."""
     control = socket.socket(fileno=3)
-    settings, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
+    settings, fds, _, _ = socket.recv_fds(control, 1 << 20, 9)
     control.detach()  # fd 3 stays open for the loop; no Python object may close it later
     library = ctypes.CDLL("/proc/self/fd/%d" % fds[0])
     os.close(fds[0])  # the library stays mapped
+    cgroup_tasks = fds[1:]  # cgroup v1: the execution cgroups' tasks files (WarmSettings)
     library.e2beval_warm_configure.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     library.e2beval_warm_report_failure.restype = None
     library.e2beval_warm_environment_block.argtypes = [ctypes.POINTER(ctypes.c_size_t)]
     library.e2beval_warm_environment_block.restype = ctypes.c_void_p
-    if library.e2beval_warm_configure(settings, len(settings)) != 0:
+    if (library.e2beval_warm_configure(settings, len(settings)) != 0 or
+            library.e2beval_warm_keep_cgroup_tasks((ctypes.c_int * len(cgroup_tasks))(*cgroup_tasks), len(cgroup_tasks)) != 0):
         library.e2beval_warm_report_failure(3)
         os._exit(127)
     return library
@@ -101,6 +126,8 @@ warm = load_warm_steps()
 if len(os.listdir("/proc/self/task")) != 1:
     sys.stderr.write("the zygote has more than one thread (started by a .pth file?): it cannot fork safely\n")
     os._exit(127)
-# Returns only in an execution's own process, whose code is to run.
+# Returns only in a standby, ahead of its request.
 warm.e2beval_warm_serve(3)
+prepare_ahead()
+warm.e2beval_warm_take_request()  # returns contained, with the request's code in /tmp/main.py
 run_execution()

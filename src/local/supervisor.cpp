@@ -674,6 +674,12 @@ void Zygote::prepare_standby(UniqueFd standby_pidfd) {
     if (!execution_cgroups_[0]) return;  // no cgroups: nothing to prepare, the pidfd closes
     if (standby_moved_.valid()) standby_moved_.wait();  // one nobody took: its fd must outlive the move
     standby_pidfd_ = std::move(standby_pidfd);
+    if (standby_moves_itself) {  // already in its cgroup (v1: it joined it before the zygote reported it)
+        std::promise<std::string> moved;
+        moved.set_value({});
+        standby_moved_ = moved.get_future();
+        return;
+    }
     std::packaged_task<std::string()> move([cgroup = execution_cgroups_[next_cgroup_],
                                             pidfd = standby_pidfd_.get()]() -> std::string {
         try {
@@ -744,15 +750,27 @@ std::unique_ptr<Zygote> launch_zygote(SupervisionRequest request, const WarmSett
     // Its executions' two cgroups (or none), made now, reused by every execution it serves.
     std::array<std::shared_ptr<SandboxCgroup>, 2> execution_cgroups{execution_cgroup(request), nullptr};
     if (execution_cgroups[0]) execution_cgroups[1] = execution_cgroup(request);
+    // v1: their `tasks` files, which its standbys join themselves (no RCU grace period: cgroup.hpp).
+    std::vector<UniqueFd> task_files;
+    if (execution_cgroups[0] && execution_cgroups[0]->version() == CgroupSupport::Version::v1)
+        for (const auto& cgroup : execution_cgroups)
+            for (auto& file : cgroup->open_task_files()) task_files.push_back(std::move(file));
     Spawned spawned = spawn(request, false);
     auto zygote = std::make_unique<Zygote>(spawned.pid, std::move(spawned.pidfd), std::move(spawned.report),
                                            std::move(execution_cgroups));
     // Its own stdout stays unread; the zygote never writes there. Its stderr explains a failed start.
     zygote->startup_stderr = std::move(spawned.stderr_read);
-    // First message: the settings, with the compiled steps the zygote loads (a sealed memfd).
+    // First message: the settings, with the compiled steps the zygote loads (a sealed memfd) and the
+    // execution cgroups' `tasks` files (v1).
     const UniqueFd library = sealed_memfd("e2beval-warm-steps", warm_steps_library());
-    const std::string message = encode_warm_settings(settings);
-    if (!send_with_fds(zygote->control(), message, {library.get()}))
+    std::vector<int> fds{library.get()};
+    WarmSettings sent = settings;
+    if (!task_files.empty()) {
+        sent.cgroup_task_files = static_cast<std::uint32_t>(task_files.size() / 2);
+        for (const auto& file : task_files) fds.push_back(file.get());
+        zygote->standby_moves_itself = true;
+    }
+    if (!send_with_fds(zygote->control(), encode_warm_settings(sent), fds))
         throw sandbox_error(describe_syscall_failure("sendmsg(zygote settings)", errno));
     return zygote;
 }

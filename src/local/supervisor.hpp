@@ -84,6 +84,9 @@ public:
     // background: the other one of the two, while the current execution runs in its own. So no cgroup is
     // made, moved into or removed on a request's path (a move can block ~15 ms, see cgroup.hpp).
     void prepare_standby(UniqueFd standby_pidfd);
+    // cgroup v1: the zygote's standbys move themselves (through the `tasks` files launch_zygote sends it)
+    // and are reported only once inside, so prepare_standby has nothing to move.
+    bool standby_moves_itself = false;
     // The cgroup the next execution runs in, with its standby in it (normally moved long before; this
     // waits otherwise); nullptr without cgroups. Throws sandbox_error when the standby could not be moved
     // there or died: the zygote cannot serve, and the execution runs cold.

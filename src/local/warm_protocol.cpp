@@ -10,7 +10,7 @@ namespace e2beval::local {
 
 namespace {
 
-constexpr std::uint32_t kSettingsMagic = 0x65327731;  // "e2w1"
+constexpr std::uint32_t kSettingsMagic = 0x65327732;  // "e2w2"
 constexpr std::uint32_t kStepsMagic = 0x65327331;     // "e2s1"
 constexpr std::uint32_t kRequestMagic = 0x65327231;   // "e2r1"
 
@@ -46,18 +46,23 @@ std::string encode_warm_settings(const WarmSettings& settings) {
     std::string out;
     put(out, kSettingsMagic);
     put(out, static_cast<std::uint32_t>(settings.seccomp_reports_denials));
+    put(out, settings.cgroup_task_files);
     put(out, static_cast<std::uint32_t>(settings.seccomp_filter.size()));
     for (const auto& instruction : settings.seccomp_filter) put(out, instruction);
     return out;
 }
 
 std::optional<WarmSettings> decode_warm_settings(std::string_view bytes) {
-    std::uint32_t magic = 0, reports = 0, count = 0;
-    if (!take(bytes, magic) || magic != kSettingsMagic || !take(bytes, reports) || !take(bytes, count)) return {};
+    std::uint32_t magic = 0, reports = 0, task_files = 0, count = 0;
+    if (!take(bytes, magic) || magic != kSettingsMagic || !take(bytes, reports) || !take(bytes, task_files) ||
+        !take(bytes, count))
+        return {};
+    if (task_files > 4) return {};  // one per v1 hierarchy at most: memory, pids, cpuacct, cpu
     // A BPF program holds at most BPF_MAXINSNS instructions; the kernel would refuse more anyway.
     if (count == 0 || count > BPF_MAXINSNS || bytes.size() != count * sizeof(sock_filter)) return {};
     WarmSettings settings;
     settings.seccomp_reports_denials = reports != 0;
+    settings.cgroup_task_files = task_files;
     settings.seccomp_filter.resize(count);
     std::memcpy(settings.seccomp_filter.data(), bytes.data(), bytes.size());
     return settings;

@@ -19,6 +19,10 @@ namespace e2beval::local {
 struct WarmSettings {
     std::vector<sock_filter> seccomp_filter;
     bool seccomp_reports_denials = false;
+    // cgroup v1: how many `tasks` files (one per hierarchy) each of the zygote's two execution cgroups has;
+    // they follow the library's fd in the settings message, the first cgroup's first. 0: the supervisor
+    // moves the standbys (v2), or there are no cgroups.
+    std::uint32_t cgroup_task_files = 0;
 };
 
 struct WarmSteps {

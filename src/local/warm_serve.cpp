@@ -1,6 +1,7 @@
 // The warm pool zygote's loop, in compiled code: python_zygote.py calls e2beval_warm_serve() once, and the
-// zygote never runs Python again; only the child forked for an execution returns from it, into Python, to
-// run the code.
+// zygote never runs Python again; only the child forked for an execution (its standby) returns from it,
+// into Python, which prepares ahead of the request, then calls e2beval_warm_take_request() and runs the
+// code once that returns.
 //
 // Why compiled: every page the zygote or its child writes after a fork is copied (copy-on-write), and the
 // interpreter writes many (reference counts, allocations, frames). The Python loop this replaces made each
@@ -12,8 +13,8 @@
 //   zygote:  fork the standby (pid 1 of a new pid namespace) and report it; then per request: check the
 //            standby lives, report the program's pidfd, hand the standby the request, fork the next
 //            standby and report it, wait for the program, report its end.
-//   standby: close every fd but its own socket, mount its own workspace, /dev/shm and /proc; wait for
-//            the request; give the workspace the request's size, copy the code to /tmp/main.py, take the
+//   standby: close every fd but its own socket, mount its own workspace, /dev/shm and /proc; (Python's
+//            preparation); wait for the request; give the workspace the request's size, copy the code to /tmp/main.py, take the
 //            stdio, then the cold path's containment (rlimits, capabilities, no_new_privs, seccomp), close
 //            every other fd, and return to Python.
 #include <sched.h>
@@ -52,6 +53,7 @@ int e2beval_warm_report_standby(int fd, int standby_pidfd);
 int e2beval_warm_report_started(int fd, int pidfd);
 void e2beval_warm_report_ended(int fd, int wait_status, long long peak_rss_kib, long long cpu_us);
 int e2beval_warm_record_failure(const char* call, int error);
+int e2beval_warm_cgroup_task_files();
 }
 
 namespace {
@@ -211,9 +213,35 @@ struct Standby {
     int socket = -1;  // the zygote's end
 };
 
-// Forks the next execution's process ahead of its request. In the child (the standby) this returns only
-// to run a request's code (pid -2); in the zygote, the standby (pid -1 when it could not be made).
-Standby start_standby(char* buffer) {
+// The zygote's request, and in a standby its own (one process, one at a time).
+char request_buffer[kMaxMessage];
+
+// cgroup v1: the `tasks` files of the zygote's two execution cgroups (opened by the supervisor), which its
+// standbys join in turn, as the supervisor expects them (Zygote::take_standby_cgroup).
+int cgroup_tasks[2][4];
+int task_files_per_cgroup = 0;
+int next_cgroup = 0;
+
+// In a new standby, first: it moves itself into its execution's cgroup by writing "0" (itself) into each
+// hierarchy's `tasks` file. The supervisor writing its pid into cgroup.procs instead would wait for an RCU
+// grace period (cgroup.hpp; contain.cpp's join_cgroup does the same for a cold sandbox). Returns 0 or errno.
+int join_cgroup(int cgroup) noexcept {
+    for (int i = 0; i < task_files_per_cgroup; ++i) {
+        ssize_t written;
+        while ((written = ::write(cgroup_tasks[cgroup][i], "0", 1)) < 0 && errno == EINTR) {
+        }
+        if (written != 1) return written < 0 ? errno : EIO;
+    }
+    return 0;
+}
+// In a standby: its socket to the zygote, and whether its own mounts were made.
+int standby_socket = -1;
+bool standby_mounted = false;
+
+// Forks the next execution's process ahead of its request. In the child (the standby) this returns
+// pid -2, its mounts made, for Python to prepare ahead and then call e2beval_warm_take_request; in the
+// zygote, the standby (pid -1 when it could not be made).
+Standby start_standby() {
     int ends[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) {
         e2beval_warm_record_failure("socketpair", errno);
@@ -224,24 +252,39 @@ Standby start_standby(char* buffer) {
         ::close(ends[1]);
         return {};
     }
+    const int cgroup = next_cgroup;
+    if (task_files_per_cgroup > 0) next_cgroup ^= 1;
     const int pid = e2beval_warm_fork();
     if (pid == 0) {
+        if (task_files_per_cgroup > 0) {
+            // The zygote reports this standby only once it is in its cgroup: nothing of its execution can
+            // run outside it, and the supervisor's counters start with it inside.
+            const int joined = join_cgroup(cgroup);
+            if (::send(ends[1], &joined, sizeof joined, MSG_NOSIGNAL) != sizeof joined || joined != 0) ::_exit(127);
+        }
         ::signal(SIGCHLD, SIG_DFL);
         // Keep only our own socket: the zygote may hold the running execution's report channel, which
         // must close when that execution ends, not when this standby does.
         const unsigned keep = static_cast<unsigned>(ends[1]);
         if (keep > 3 && ::syscall(SYS_close_range, 3u, keep - 1, 0u) != 0) ::_exit(127);
         if (::syscall(SYS_close_range, keep + 1, ~0u, 0u) != 0) ::_exit(127);
-        const bool mounted = e2beval_warm_mount_own_workspace() == 0;
-        const int channel = take_request(ends[1], buffer, mounted);
-        if (channel == -2) return {-2, -1};
-        if (channel >= 0) e2beval_warm_report_failure(channel);
-        ::_exit(127);
+        standby_mounted = e2beval_warm_mount_own_workspace() == 0;
+        standby_socket = ends[1];
+        return {-2, -1};
     }
     // Our own children stay in our pid namespace: only the program gets a new one.
     const bool back = e2beval_warm_return_to_own_pid_namespace() == 0;
     ::close(ends[1]);
-    if (pid < 0 || !back) {
+    bool joined = true;
+    if (pid > 0 && back && task_files_per_cgroup > 0) {
+        int error = 0;
+        ssize_t got;
+        while ((got = ::recv(ends[0], &error, sizeof error, 0)) < 0 && errno == EINTR) {
+        }
+        joined = got == sizeof error && error == 0;
+        if (!joined) e2beval_warm_record_failure("write(0) into the execution cgroup's tasks file", got == sizeof error ? error : EPIPE);
+    }
+    if (pid < 0 || !back || !joined) {
         if (pid > 0) ::kill(pid, SIGKILL);
         ::close(ends[0]);
         return {};
@@ -266,12 +309,12 @@ int report_pidfd(pid_t pid, Report report) noexcept {
 
 }  // namespace
 
-// Serves executions on `control_fd` until the supervisor closes it (then exits). Returns 0 only in an
-// execution's own process, contained, when its code (/tmp/main.py) is to run; its environment is then
-// in e2beval_warm_environment_*.
+// Serves executions on `control_fd` until the supervisor closes it (then exits). Returns only in a
+// standby, ahead of its request: the caller prepares what it can (python_zygote.py) and then calls
+// e2beval_warm_take_request.
 E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
-    static char buffer[kMaxMessage];
-    Standby standby = start_standby(buffer);
+    char* const buffer = request_buffer;
+    Standby standby = start_standby();
     if (standby.pid == -2) return 0;
     if (standby.pid < 0 ||
         report_pidfd(standby.pid, [&](int pidfd) { return e2beval_warm_report_ready(control_fd, ::getpid(), pidfd); }) != 0) {
@@ -298,7 +341,7 @@ E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
         ::close(standby.socket);
         for (std::size_t i = 0; i + 1 < kRequestFds; ++i) ::close(request.fds[i]);
         if (served) {
-            standby = start_standby(buffer);  // the next one, while this program runs
+            standby = start_standby();  // the next one, while this program runs
             if (standby.pid == -2) return 0;
             served = standby.pid > 0 && report_pidfd(standby.pid, [&](int pidfd) {
                                             return e2beval_warm_report_standby(channel, pidfd);
@@ -319,6 +362,26 @@ E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
         e2beval_warm_report_ended(channel, status, usage.ru_maxrss, cpu_us);
         ::close(channel);
     }
+}
+
+// cgroup v1: the `tasks` files the settings announced, both execution cgroups' (the first one's first).
+// The standbys close them (they close every fd but their socket); the zygote keeps them.
+E2BEVAL_WARM_API int e2beval_warm_keep_cgroup_tasks(const int* fds, int count) {
+    const int per_cgroup = e2beval_warm_cgroup_task_files();
+    if (count != 2 * per_cgroup || per_cgroup > 4) return e2beval_warm_record_failure("the cgroup tasks files sent", EINVAL);
+    for (int i = 0; i < count; ++i) cgroup_tasks[i / per_cgroup][i % per_cgroup] = fds[i];
+    task_files_per_cgroup = per_cgroup;
+    return 0;
+}
+
+// In a standby: waits for its request and makes every step up to the code (take_request). Returns 0 once
+// contained, the code in /tmp/main.py and its environment in e2beval_warm_environment_*; on a failure it
+// reports it and exits.
+E2BEVAL_WARM_API int e2beval_warm_take_request() {
+    const int channel = take_request(standby_socket, request_buffer, standby_mounted);
+    if (channel == -2) return 0;
+    if (channel >= 0) e2beval_warm_report_failure(channel);
+    ::_exit(127);
 }
 
 // Whether the execution's environment differs from the one this process has (the zygote's): Python sets

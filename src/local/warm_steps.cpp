@@ -146,6 +146,11 @@ E2BEVAL_WARM_API int e2beval_warm_configure(const char* bytes, std::size_t lengt
     return 0;
 }
 
+// cgroup v1: how many `tasks` files per execution cgroup the settings announced (see WarmSettings).
+E2BEVAL_WARM_API int e2beval_warm_cgroup_task_files() {
+    return settings ? static_cast<int>(settings->cgroup_task_files) : 0;
+}
+
 // Keeps a failed step of warm_serve.cpp for e2beval_warm_report_failure; `call` names it and must be a
 // literal. Returns -1.
 E2BEVAL_WARM_API int e2beval_warm_record_failure(const char* call, int error) { return failed(call, "", error); }
