@@ -37,21 +37,16 @@ constexpr int kGoFd = 4;
 
 [[noreturn]] void fail(const char* call, const char* path = "") noexcept { fail(StepError{call, path, errno}); }
 
-constexpr int kFirstCgroupTasksFd = 5;
-
-// Moves the inherited fds to 0..4 (then the cgroup `tasks` files, 5...) and closes every other fd the
-// parent process had open.
+// Moves the inherited fds to 0..4 and closes every other fd the parent process had open.
 void arrange_fds(const ChildFds& fds) noexcept {
-    int wanted[5 + kMaxCgroupTaskFiles] = {fds.stdin_read, fds.stdout_write, fds.stderr_write, fds.report_write, fds.go_read};
-    const int count = 5 + fds.cgroup_task_count;
-    for (int i = 0; i < fds.cgroup_task_count; ++i) wanted[5 + i] = fds.cgroup_tasks[i];
-    int moved[5 + kMaxCgroupTaskFiles];
-    // Duplicate above the target range first so a source fd numbered 0..8 is not clobbered by dup2.
-    for (int i = 0; i < count; ++i)
+    const int wanted[] = {fds.stdin_read, fds.stdout_write, fds.stderr_write, fds.report_write, fds.go_read};
+    int moved[5];
+    // Duplicate above the target range first so a source fd numbered 0..4 is not clobbered by dup2.
+    for (int i = 0; i < 5; ++i)
         if ((moved[i] = ::fcntl(wanted[i], F_DUPFD, 16)) < 0) fail("fcntl(F_DUPFD)");
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < 5; ++i)
         if (::dup2(moved[i], i) < 0) fail("dup2");
-    if (::syscall(SYS_close_range, static_cast<unsigned>(count), ~0u, 0u) != 0) fail("close_range");
+    if (::syscall(SYS_close_range, 5u, ~0u, 0u) != 0) fail("close_range(5, ~0U)");
     // The report and go pipes must not survive exec into the program.
     if (::fcntl(kReportFd, F_SETFD, FD_CLOEXEC) != 0 || ::fcntl(kGoFd, F_SETFD, FD_CLOEXEC) != 0)
         fail("fcntl(F_SETFD, FD_CLOEXEC)");
@@ -67,19 +62,41 @@ void wait_for_id_maps() noexcept {
 }
 
 // cgroup v1: the child moves itself into the sandbox's cgroup by writing "0" (itself) into each
-// hierarchy's `tasks` file, opened for it by the parent. The same move made by the parent (a pid written
-// into cgroup.procs) takes the kernel's cgroup_threadgroup_rwsem for writing, which waits for an RCU grace
+// hierarchy's `tasks` file, which the parent opens and sends on the report channel once it has made the
+// cgroup (while this child sets up its mounts). The same move made by the parent (a pid written into
+// cgroup.procs) takes the kernel's cgroup_threadgroup_rwsem for writing, which waits for an RCU grace
 // period: 10-15 ms after an idle moment, most of what a cold start cost more than bubblewrap. A thread
-// moving itself needs no thread-group lock, so the kernel skips it. Done first after the id maps, before
-// anything the sandbox's limits should count.
-void join_cgroup(int task_files) noexcept {
-    for (int fd = kFirstCgroupTasksFd; fd < kFirstCgroupTasksFd + task_files; ++fd) {
-        ssize_t written;
-        while ((written = ::write(fd, "0", 1)) < 0 && errno == EINTR) {
-        }
-        if (written != 1) fail("write(0) into the sandbox cgroup's tasks file");
-        ::close(fd);
+// moving itself needs no thread-group lock, so the kernel skips it. Done before the program's process is
+// made, so everything the code does is counted and limited; a failed move is a set-up failure.
+void join_cgroup() noexcept {
+    char kind = 0;
+    iovec data{&kind, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCgroupTaskFiles)] = {};
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    ssize_t got;
+    while ((got = ::recvmsg(kReportFd, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
     }
+    if (got != 1 || (message.msg_flags & MSG_CTRUNC) != 0) fail("recvmsg(the sandbox cgroup's tasks files)");
+    int joined = 0;
+    for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        const std::size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (std::size_t i = 0; i < count; ++i) {
+            int fd = -1;
+            std::memcpy(&fd, CMSG_DATA(header) + i * sizeof(int), sizeof fd);
+            ssize_t written;
+            while ((written = ::write(fd, "0", 1)) < 0 && errno == EINTR) {
+            }
+            if (written != 1) fail("write(0) into the sandbox cgroup's tasks file");
+            ::close(fd);
+            ++joined;
+        }
+    }
+    if (joined == 0) fail("recvmsg(the sandbox cgroup's tasks files)");
 }
 
 // This process is a copy of the host process: blank its command line and environment strings so that
@@ -184,7 +201,6 @@ void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     arrange_fds(fds);
     // 2. The parent writes our uid/gid maps; nothing below works before that.
     wait_for_id_maps();
-    join_cgroup(fds.cgroup_task_count);
     // This process is a copy of the host process (its memory, environ, cmdline): the program, running
     // as the same id, must not be able to read it through /proc/1/{environ,mem}. (Not earlier: an
     // unprivileged parent could not write our id maps into a non-dumpable process's /proc.)
@@ -202,7 +218,9 @@ void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     if (::chdir(plan.working_directory.c_str()) != 0) fail("chdir", plan.working_directory.c_str());
     write_program(plan);
     // 5. The network namespace is new and its only interface, lo, stays down: no route anywhere.
-    // 6. The program runs in its own process; limits, privileges and exec happen there.
+    // 6. Into the sandbox's cgroup (v1; on v2 clone3 put us there), then the program runs in its own
+    //    process; limits, privileges and exec happen there.
+    if (fds.joins_cgroup) join_cgroup();
     const long program = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
     if (program < 0) fail("clone(SIGCHLD)");
     if (program == 0) plan.zygote ? exec_zygote(plan) : exec_program(plan);

@@ -12,10 +12,10 @@ struct ChildFds {
     int stderr_write;
     int report_write;  // ChildReport messages to the parent
     int go_read;       // one byte from the parent once the id maps are written; EOF means "abort"
-    // cgroup v1: the sandbox cgroup's `tasks` file of each hierarchy, opened by the parent, into which the
-    // child moves itself (see join_cgroup in contain.cpp); none on v2 (clone3 puts it there) or without cgroups.
-    const int* cgroup_tasks = nullptr;
-    int cgroup_task_count = 0;
+    // cgroup v1: the parent makes the sandbox's cgroup while the child sets up its mounts, and sends each
+    // hierarchy's `tasks` file on the report channel; the child moves itself in before it starts the
+    // program (see join_cgroup in contain.cpp). False on v2 (clone3 puts it there) or without cgroups.
+    bool joins_cgroup = false;
 };
 
 inline constexpr int kMaxCgroupTaskFiles = 4;  // one per v1 hierarchy: memory, pids, cpuacct, cpu

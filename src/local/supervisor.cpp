@@ -139,8 +139,10 @@ std::shared_ptr<SandboxCgroup> execution_cgroup(const SupervisionRequest& reques
 // session's request channel) instead of a pipe prefilled with request.stdin_data.
 Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* interactive_stdin = nullptr) {
     check_stdin_size(request.stdin_data);
-    // 1. cgroup (a zygote has none: its executions run in cgroups of their own).
-    std::shared_ptr<SandboxCgroup> cgroup = with_cgroup ? execution_cgroup(request) : nullptr;
+    // 1. cgroup (a zygote has none: its executions run in cgroups of their own). On v1 it is made after
+    //    clone3, while the child sets up its mounts, and the child moves itself in (step 5).
+    const bool child_joins_cgroup = with_cgroup && cgroup_support().version == CgroupSupport::Version::v1;
+    std::shared_ptr<SandboxCgroup> cgroup = with_cgroup && !child_joins_cgroup ? execution_cgroup(request) : nullptr;
     // 2. pipes and the report socket.
     UniqueFd stdin_read;
     if (interactive_stdin) {
@@ -158,12 +160,6 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
     }
     Pipe out = make_pipe(), err = make_pipe(), go = make_pipe();
     ReportChannel report = make_report_channel();
-    // v1: the child moves itself into its cgroup (contain.cpp, join_cgroup) through these.
-    const std::vector<UniqueFd> task_files = cgroup ? cgroup->open_task_files() : std::vector<UniqueFd>();
-    if (task_files.size() > static_cast<std::size_t>(kMaxCgroupTaskFiles))
-        throw sandbox_error("more cgroup v1 hierarchies than the sandbox's child can join");
-    int task_fds[kMaxCgroupTaskFiles] = {};
-    for (std::size_t i = 0; i < task_files.size(); ++i) task_fds[i] = task_files[i].get();
 
     // 3. clone3 into new namespaces (and straight into the v2 cgroup).
     int pidfd = -1;
@@ -182,8 +178,7 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
         // The child never leaves this scope: the creator identity is the parent thread's to restore.
         if (pid == 0)
             run_sandbox_init(request.plan, ChildFds{stdin_read.get(), out.write_end.get(), err.write_end.get(),
-                                                    report.child_end.get(), go.read_end.get(), task_fds,
-                                                    static_cast<int>(task_files.size())});
+                                                    report.child_end.get(), go.read_end.get(), child_joins_cgroup});
     }
     if (pid < 0) {
         const int saved = errno;
@@ -206,6 +201,23 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
         const int saved = errno;
         kill_and_reap(spawned.pid, spawned.pidfd.get());
         throw sandbox_error(describe_syscall_failure("write(go pipe)", saved));
+    }
+    // 5. v1: the cgroup, made while the child mounts; it moves itself in through these `tasks` files
+    //    before it starts the program (contain.cpp, join_cgroup).
+    if (child_joins_cgroup) {
+        try {
+            spawned.cgroup = execution_cgroup(request);
+            const auto task_files = spawned.cgroup ? spawned.cgroup->open_task_files() : std::vector<UniqueFd>();
+            if (task_files.empty() || task_files.size() > static_cast<std::size_t>(kMaxCgroupTaskFiles))
+                throw sandbox_error("the sandbox's cgroup has no v1 hierarchy its child can join");
+            std::vector<int> fds;
+            for (const auto& file : task_files) fds.push_back(file.get());
+            if (!send_with_fds(spawned.report.get(), "c", fds))
+                throw sandbox_error(describe_syscall_failure("sendmsg(the sandbox cgroup's tasks files)", errno));
+        } catch (...) {
+            kill_and_reap(spawned.pid, spawned.pidfd.get());
+            throw;
+        }
     }
     return spawned;
 }
