@@ -15,7 +15,7 @@
 # loaded, the zygote calls its loop (e2beval_warm_serve) and never runs Python again: a page the
 # interpreter writes after a fork is a page copied, so the loop is not Python. What stays here is what
 # must happen in this interpreter: its imports, and, in each execution's process, a fresh seed for
-# `random` and a throwaway program ahead of the request, then the request's environment and its code.
+# `random` ahead of the request, then the request's environment and its code.
 import ctypes
 import os
 import random
@@ -63,29 +63,12 @@ def run_code(path):
     return status
 
 
-# Run in each standby before its request (see prepare_ahead): constructs most programs use, so that the
-# pages the interpreter writes to compile and run them are copied here, ahead of the request, rather than
-# while the request waits. Nothing of it is left where a program could see it.
-PREPARATION = """
-def preparation(argument):
-    values = [argument * index for index in range(3)]
-    mapping = {str(value): value for value in values}
-    text = f"{argument!r}: {sorted(mapping.items())} {len(values)}"
-    try:
-        raise ValueError(text)
-    except ValueError:
-        pass
-    return text.split(":")[0], max(values), "".join(reversed(text))
-preparation(1)
-"""
-
-
 def prepare_ahead():
     """In a standby, before its request: the seed a cold run's import of `random` would make (the fork
-    skipped CPython's after-fork handlers, random's among them), and a throwaway program compiled and run
-    in globals of its own."""
+    skipped CPython's after-fork handlers, random's among them). Nothing else: running a throwaway program
+    here to copy ahead the pages a program writes was tried, and cost more CPU than it saved (it writes
+    pages the request's program would not), 0.5 ms per execution."""
     random.seed()
-    exec(compile(PREPARATION, "<e2beval preparation>", "exec"), {"__builtins__": builtins, "__name__": "preparation"})
 
 
 def run_execution():
