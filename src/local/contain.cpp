@@ -61,14 +61,11 @@ void wait_for_id_maps() noexcept {
     ::close(kGoFd);
 }
 
-// cgroup v1: the child moves itself into the sandbox's cgroup by writing "0" (itself) into each
-// hierarchy's `tasks` file, which the parent opens and sends on the report channel once it has made the
-// cgroup (while this child sets up its mounts). The same move made by the parent (a pid written into
-// cgroup.procs) takes the kernel's cgroup_threadgroup_rwsem for writing, which waits for an RCU grace
-// period: 10-15 ms after an idle moment, most of what a cold start cost more than bubblewrap. A thread
-// moving itself needs no thread-group lock, so the kernel skips it. Done before the program's process is
-// made, so everything the code does is counted and limited; a failed move is a set-up failure.
-void join_cgroup() noexcept {
+// cgroup v1: the parent makes the sandbox's cgroup while this child sets up its mounts and sends each
+// hierarchy's `tasks` file on the report channel; the child moves itself in (program_steps.hpp,
+// join_cgroup: no RCU grace period, unlike the parent's move) before it makes the program's process, so
+// everything the code does is counted and limited. A failed move is a set-up failure.
+void receive_and_join_cgroup() noexcept {
     char kind = 0;
     iovec data{&kind, 1};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCgroupTaskFiles)] = {};
@@ -80,23 +77,14 @@ void join_cgroup() noexcept {
     ssize_t got;
     while ((got = ::recvmsg(kReportFd, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
     }
-    if (got != 1 || (message.msg_flags & MSG_CTRUNC) != 0) fail("recvmsg(the sandbox cgroup's tasks files)");
-    int joined = 0;
-    for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
-        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
-        const std::size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (std::size_t i = 0; i < count; ++i) {
-            int fd = -1;
-            std::memcpy(&fd, CMSG_DATA(header) + i * sizeof(int), sizeof fd);
-            ssize_t written;
-            while ((written = ::write(fd, "0", 1)) < 0 && errno == EINTR) {
-            }
-            if (written != 1) fail("write(0) into the sandbox cgroup's tasks file");
-            ::close(fd);
-            ++joined;
-        }
-    }
-    if (joined == 0) fail("recvmsg(the sandbox cgroup's tasks files)");
+    const cmsghdr* header = got == 1 && (message.msg_flags & MSG_CTRUNC) == 0 ? CMSG_FIRSTHDR(&message) : nullptr;
+    if (header == nullptr || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS)
+        fail("recvmsg(the sandbox cgroup's tasks files)");
+    const int count = static_cast<int>((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+    int task_files[kMaxCgroupTaskFiles];
+    std::memcpy(task_files, CMSG_DATA(header), sizeof(int) * static_cast<std::size_t>(count));
+    if (auto error = join_cgroup(task_files, count)) fail(error);
+    for (int i = 0; i < count; ++i) ::close(task_files[i]);
 }
 
 // This process is a copy of the host process: blank its command line and environment strings so that
@@ -220,7 +208,7 @@ void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     // 5. The network namespace is new and its only interface, lo, stays down: no route anywhere.
     // 6. Into the sandbox's cgroup (v1; on v2 clone3 put us there), then the program runs in its own
     //    process; limits, privileges and exec happen there.
-    if (fds.joins_cgroup) join_cgroup();
+    if (fds.joins_cgroup) receive_and_join_cgroup();
     const long program = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
     if (program < 0) fail("clone(SIGCHLD)");
     if (program == 0) plan.zygote ? exec_zygote(plan) : exec_program(plan);

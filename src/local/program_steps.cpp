@@ -49,4 +49,14 @@ StepError contain_program(const ProgramContainment& containment) noexcept {
     return {};
 }
 
+StepError join_cgroup(const int* task_files, int count) noexcept {
+    for (int i = 0; i < count; ++i) {
+        ssize_t written;
+        while ((written = ::write(task_files[i], "0", 1)) < 0 && errno == EINTR) {
+        }
+        if (written != 1) return {"write(0) into the execution cgroup's tasks file", "", written < 0 ? errno : EIO};
+    }
+    return {};
+}
+
 }  // namespace e2beval::local

@@ -1,7 +1,7 @@
 // The warm pool zygote's loop, in compiled code: python_zygote.py calls e2beval_warm_serve() once, and the
 // zygote never runs Python again; only the child forked for an execution (its standby) returns from it,
-// into Python, which prepares ahead of the request, then calls e2beval_warm_take_request() and runs the
-// code once that returns.
+// into Python, which seeds random ahead of the request, then calls e2beval_warm_take_request() and runs
+// the code once that returns.
 //
 // Why compiled: every page the zygote or its child writes after a fork is copied (copy-on-write), and the
 // interpreter writes many (reference counts, allocations, frames). The Python loop this replaces made each
@@ -13,8 +13,8 @@
 //   zygote:  fork the standby (pid 1 of a new pid namespace) and report it; then per request: check the
 //            standby lives, report the program's pidfd, hand the standby the request, fork the next
 //            standby and report it, wait for the program, report its end.
-//   standby: close every fd but its own socket, mount its own workspace, /dev/shm and /proc; (Python's
-//            preparation); wait for the request; give the workspace the request's size, copy the code to /tmp/main.py, take the
+//   standby: join its cgroup (v1), close every fd but its own socket, mount its own workspace, /dev/shm
+//            and /proc; (Python seeds random); wait for the request; give the workspace the request's size, copy the code to /tmp/main.py, take the
 //            stdio, then the cold path's containment (rlimits, capabilities, no_new_privs, seccomp), close
 //            every other fd, and return to Python.
 #include <sched.h>
@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "local/program_steps.hpp"
 #include "local/warm_protocol.hpp"
 
 #define E2BEVAL_WARM_API extern "C" __attribute__((visibility("default")))
@@ -222,24 +223,19 @@ int cgroup_tasks[2][4];
 int task_files_per_cgroup = 0;
 int next_cgroup = 0;
 
-// In a new standby, first: it moves itself into its execution's cgroup by writing "0" (itself) into each
-// hierarchy's `tasks` file. The supervisor writing its pid into cgroup.procs instead would wait for an RCU
-// grace period (cgroup.hpp; contain.cpp's join_cgroup does the same for a cold sandbox). Returns 0 or errno.
-int join_cgroup(int cgroup) noexcept {
-    for (int i = 0; i < task_files_per_cgroup; ++i) {
-        ssize_t written;
-        while ((written = ::write(cgroup_tasks[cgroup][i], "0", 1)) < 0 && errno == EINTR) {
-        }
-        if (written != 1) return written < 0 ? errno : EIO;
-    }
-    return 0;
+// In a new standby, first: it moves itself into its execution's cgroup (program_steps.hpp, join_cgroup).
+// Returns 0 or errno.
+int join_execution_cgroup(int cgroup) noexcept {
+    const auto error = e2beval::local::join_cgroup(cgroup_tasks[cgroup], task_files_per_cgroup);
+    return error ? error.error : 0;
 }
+
 // In a standby: its socket to the zygote, and whether its own mounts were made.
 int standby_socket = -1;
 bool standby_mounted = false;
 
 // Forks the next execution's process ahead of its request. In the child (the standby) this returns
-// pid -2, its mounts made, for Python to prepare ahead and then call e2beval_warm_take_request; in the
+// pid -2, its mounts made, for Python to seed random and then call e2beval_warm_take_request; in the
 // zygote, the standby (pid -1 when it could not be made).
 Standby start_standby() {
     int ends[2];
@@ -259,7 +255,7 @@ Standby start_standby() {
         if (task_files_per_cgroup > 0) {
             // The zygote reports this standby only once it is in its cgroup: nothing of its execution can
             // run outside it, and the supervisor's counters start with it inside.
-            const int joined = join_cgroup(cgroup);
+            const int joined = join_execution_cgroup(cgroup);
             if (::send(ends[1], &joined, sizeof joined, MSG_NOSIGNAL) != sizeof joined || joined != 0) ::_exit(127);
         }
         ::signal(SIGCHLD, SIG_DFL);
