@@ -66,6 +66,10 @@ SeccompProgram compile_seccomp_filter(SeccompMode mode, bool allow_network, bool
     // Calls from another architecture (i386, x32 on x86_64) would bypass the rules: kill instead.
     check(seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS), "SCMP_FLTATR_ACT_BADARCH");
     check(seccomp_attr_set(filter, SCMP_FLTATR_CTL_NNP, 0), "SCMP_FLTATR_CTL_NNP");
+    // A binary tree of syscall numbers rather than a list: the kernel emulates the filter for every syscall
+    // number when it is installed (its cache of always-allowed calls), with interrupts off, and a
+    // call the cache does not cover walks it; the same rules, O(log n) tests instead of O(n).
+    check(seccomp_attr_set(filter, SCMP_FLTATR_CTL_OPTIMIZE, 2), "SCMP_FLTATR_CTL_OPTIMIZE");
 
     for (const auto& name : kDenied) {
         const int number = seccomp_syscall_resolve_name(name.c_str());
