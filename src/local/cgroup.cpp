@@ -450,7 +450,7 @@ CgroupUsage SandboxCgroup::begin_execution() {
 }
 
 int SandboxCgroup::kept_file(const std::string& path, int flags) const {
-    const auto key = (flags & O_ACCMODE) == O_WRONLY ? path + "\n" : path;
+    const std::pair<std::string, bool> key{path, (flags & O_ACCMODE) == O_WRONLY};
     if (auto found = kept_files_.find(key); found != kept_files_.end()) return found->second;
     const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
     if (fd >= 0) kept_files_.emplace(key, fd);  // a file this kernel lacks is asked for again: rare, harmless

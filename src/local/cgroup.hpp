@@ -136,7 +136,7 @@ private:
     int kept_file(const std::string& path, int flags) const;  // under files_mutex_
     std::atomic<bool> keep_files_open_{false};
     mutable std::mutex files_mutex_;
-    mutable std::map<std::string, int> kept_files_;  // path (+ "\n" for the writable one) -> fd
+    mutable std::map<std::pair<std::string, bool>, int> kept_files_;  // (path, opened for writing) -> fd
 };
 
 }  // namespace e2beval::local

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "local/child_report.hpp"
+#include "local/fd_message.hpp"
 #include "local/mount_steps.hpp"
 #include "local/program_steps.hpp"
 
@@ -67,24 +68,11 @@ void wait_for_id_maps() noexcept {
 // everything the code does is counted and limited. A failed move is a set-up failure.
 void receive_and_join_cgroup() noexcept {
     char kind = 0;
-    iovec data{&kind, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxCgroupTaskFiles)] = {};
-    msghdr message{};
-    message.msg_iov = &data;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    ssize_t got;
-    while ((got = ::recvmsg(kReportFd, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
-    }
-    const cmsghdr* header = got == 1 && (message.msg_flags & MSG_CTRUNC) == 0 ? CMSG_FIRSTHDR(&message) : nullptr;
-    if (header == nullptr || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS)
-        fail("recvmsg(the sandbox cgroup's tasks files)");
-    const int count = static_cast<int>((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
     int task_files[kMaxCgroupTaskFiles];
-    std::memcpy(task_files, CMSG_DATA(header), sizeof(int) * static_cast<std::size_t>(count));
-    if (auto error = join_cgroup(task_files, count)) fail(error);
-    for (int i = 0; i < count; ++i) ::close(task_files[i]);
+    const auto received = receive_with_fds(kReportFd, &kind, 1, task_files);
+    if (received.bytes != 1 || received.truncated || received.fds == 0) fail("recvmsg(the sandbox cgroup's tasks files)");
+    if (auto error = join_cgroup(task_files, static_cast<int>(received.fds))) fail(error);
+    for (std::size_t i = 0; i < received.fds; ++i) ::close(task_files[i]);
 }
 
 // This process is a copy of the host process: blank its command line and environment strings so that

@@ -18,8 +18,6 @@ struct ChildFds {
     bool joins_cgroup = false;
 };
 
-inline constexpr int kMaxCgroupTaskFiles = 4;  // one per v1 hierarchy: memory, pids, cpuacct, cpu
-
 // Runs as pid 1 of the new pid namespace. Never returns.
 [[noreturn]] void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept;
 

@@ -35,27 +35,4 @@ UniqueFd sealed_memfd(const char* name, std::string_view bytes) {
     return memory;
 }
 
-bool send_with_fds(int socket, std::string_view bytes, std::span<const int> fds) noexcept {
-    iovec payload{const_cast<char*>(bytes.data()), bytes.size()};
-    constexpr std::size_t kMostFds = 9;  // a zygote's settings: its library and 2 x 4 cgroup tasks files
-    alignas(cmsghdr) char control[CMSG_SPACE(kMostFds * sizeof(int))] = {};
-    if (fds.size() > kMostFds) {
-        errno = EINVAL;
-        return false;
-    }
-    msghdr message{};
-    message.msg_iov = &payload;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = CMSG_SPACE(fds.size() * sizeof(int));
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(fds.size() * sizeof(int));
-    std::memcpy(CMSG_DATA(header), fds.data(), fds.size() * sizeof(int));
-    while (::sendmsg(socket, &message, MSG_NOSIGNAL) < 0)
-        if (errno != EINTR) return false;
-    return true;
-}
-
 }  // namespace e2beval::local

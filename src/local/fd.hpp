@@ -1,11 +1,9 @@
-// RAII for file descriptors and pipes used by the local backend, and handing fds to a sandbox.
+// RAII for file descriptors and pipes used by the local backend (fd_message.hpp hands fds to a sandbox).
 // Every fd is created O_CLOEXEC so nothing leaks into a sandbox by accident.
 #pragma once
 
 #include <unistd.h>
 
-#include <initializer_list>
-#include <span>
 #include <string_view>
 #include <utility>
 
@@ -47,12 +45,5 @@ Pipe make_pipe();
 // A memfd holding `bytes`, positioned at its start and sealed against any change: a receiver of the fd
 // (a sandbox) can read it, never write it. Throws sandbox_error naming the call.
 UniqueFd sealed_memfd(const char* name, std::string_view bytes);
-
-// Sends `bytes` as one message on a SOCK_SEQPACKET socket with `fds` attached (SCM_RIGHTS); false with
-// errno set when it cannot.
-bool send_with_fds(int socket, std::string_view bytes, std::span<const int> fds) noexcept;
-inline bool send_with_fds(int socket, std::string_view bytes, std::initializer_list<int> fds) noexcept {
-    return send_with_fds(socket, bytes, std::span<const int>(fds.begin(), fds.size()));
-}
 
 }  // namespace e2beval::local

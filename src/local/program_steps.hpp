@@ -29,5 +29,6 @@ StepError contain_program(const ProgramContainment& containment) noexcept;
 // grace period (10-15 ms after an idle moment); a thread moving itself takes no thread-group lock. Used by
 // a cold sandbox before it forks the program and by each warm standby first thing. Closes nothing.
 StepError join_cgroup(const int* task_files, int count) noexcept;
+inline constexpr int kMaxCgroupTaskFiles = 4;  // one per v1 hierarchy: memory, pids, cpuacct, cpu
 
 }  // namespace e2beval::local

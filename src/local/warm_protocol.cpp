@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "local/program_steps.hpp"
 #include "local/rlimit.hpp"
 
 namespace e2beval::local {
@@ -57,7 +58,7 @@ std::optional<WarmSettings> decode_warm_settings(std::string_view bytes) {
     if (!take(bytes, magic) || magic != kSettingsMagic || !take(bytes, reports) || !take(bytes, task_files) ||
         !take(bytes, count))
         return {};
-    if (task_files > 4) return {};  // one per v1 hierarchy at most: memory, pids, cpuacct, cpu
+    if (task_files > static_cast<std::uint32_t>(kMaxCgroupTaskFiles)) return {};
     // A BPF program holds at most BPF_MAXINSNS instructions; the kernel would refuse more anyway.
     if (count == 0 || count > BPF_MAXINSNS || bytes.size() != count * sizeof(sock_filter)) return {};
     WarmSettings settings;

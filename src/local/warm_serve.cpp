@@ -34,28 +34,12 @@
 #include <string_view>
 #include <vector>
 
+#include "local/fd_message.hpp"
 #include "local/program_steps.hpp"
 #include "local/warm_protocol.hpp"
+#include "local/warm_steps.hpp"
 
 #define E2BEVAL_WARM_API extern "C" __attribute__((visibility("default")))
-
-// The steps of warm_steps.cpp, which this loop composes (one library: these are plain calls).
-extern "C" {
-int e2beval_warm_fork();
-int e2beval_warm_enter_new_pid_namespace();
-int e2beval_warm_return_to_own_pid_namespace();
-int e2beval_warm_mount_own_workspace();
-int e2beval_warm_prepare(const char* bytes, std::size_t length);
-int e2beval_warm_contain(int report_fd);
-void e2beval_warm_report_failure(int fd);
-void e2beval_warm_report_bug(int fd, const char* text);
-int e2beval_warm_report_ready(int fd, int pid, int standby_pidfd);
-int e2beval_warm_report_standby(int fd, int standby_pidfd);
-int e2beval_warm_report_started(int fd, int pidfd);
-void e2beval_warm_report_ended(int fd, int wait_status, long long peak_rss_kib, long long cpu_us);
-int e2beval_warm_record_failure(const char* call, int error);
-int e2beval_warm_cgroup_task_files();
-}
 
 namespace {
 
@@ -66,38 +50,16 @@ constexpr std::size_t kMaxMessage = 1 << 16;
 struct Received {
     ssize_t bytes = -1;  // 0: the sender is gone
     int fds[kRequestFds] = {-1, -1, -1, -1, -1};
-    std::size_t fd_count = 0;
 };
 
-// One message of at most kMaxMessage bytes with up to kRequestFds fds; a longer message or more fds is
+// One message of at most kMaxMessage bytes with exactly kRequestFds fds; a longer message, or other fds, is
 // refused (bytes -1, EMSGSIZE), every fd it carried closed.
 Received receive(int fd, char* buffer) noexcept {
     Received received;
-    iovec data{buffer, kMaxMessage};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kRequestFds)];
-    msghdr message{};
-    message.msg_iov = &data;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    while ((received.bytes = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
-    }
-    if (received.bytes < 0) return received;
-    for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
-        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
-        const std::size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        const auto* fds = reinterpret_cast<const int*>(CMSG_DATA(header));
-        for (std::size_t i = 0; i < count; ++i) {
-            int passed = -1;
-            std::memcpy(&passed, fds + i, sizeof passed);
-            if (received.fd_count < kRequestFds) received.fds[received.fd_count++] = passed;
-            else ::close(passed);
-        }
-    }
-    if ((message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ||
-        (received.bytes > 0 && received.fd_count != kRequestFds)) {
-        for (std::size_t i = 0; i < received.fd_count; ++i) ::close(received.fds[i]);
-        received.fd_count = 0;
+    const auto message = e2beval::local::receive_with_fds(fd, buffer, kMaxMessage, received.fds);
+    received.bytes = message.bytes;
+    if (message.bytes > 0 && (message.truncated || message.fds != kRequestFds)) {
+        for (std::size_t i = 0; i < message.fds; ++i) ::close(received.fds[i]);
         received.bytes = -1;
         errno = EMSGSIZE;
     }
@@ -105,22 +67,7 @@ Received receive(int fd, char* buffer) noexcept {
 }
 
 bool send_request(int fd, const char* bytes, std::size_t length, const int (&fds)[kRequestFds]) noexcept {
-    iovec data{const_cast<char*>(bytes), length};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
-    msghdr message{};
-    message.msg_iov = &data;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof fds);
-    std::memcpy(CMSG_DATA(header), fds, sizeof fds);
-    ssize_t sent;
-    while ((sent = ::sendmsg(fd, &message, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
-    }
-    return sent == static_cast<ssize_t>(length);
+    return e2beval::local::send_with_fds(fd, std::string_view(bytes, length), fds);
 }
 
 // The request's environment, kept for Python (e2beval_warm_environment_*), and whether it differs from
@@ -174,8 +121,8 @@ int copy_code(int code_fd) noexcept {
     return 0;
 }
 
-// The standby's request, in the standby: everything up to the code itself. Returns the report channel's
-// fd (still open, for a failure report), or -1 when there is nobody to report to.
+// The standby's request, in the standby: everything up to the code itself. Returns -2 once contained, or the
+// report channel's fd (still open) after a failed step, for the failure report; exits when no request came.
 int take_request(int standby_socket, char* buffer, bool mounted) {
     Received request = receive(standby_socket, buffer);
     if (request.bytes == 0) ::_exit(0);  // the zygote is gone
@@ -189,8 +136,7 @@ int take_request(int standby_socket, char* buffer, bool mounted) {
         e2beval_warm_record_failure("decode(execution request)", EINVAL);
         return channel;
     }
-    const std::string steps = e2beval::local::encode_warm_steps(decoded->steps);
-    if (e2beval_warm_prepare(steps.data(), steps.size()) != 0 || copy_code(code_fd) != 0) return channel;
+    if (e2beval::local::warm_prepare(std::move(decoded->steps)) != 0 || copy_code(code_fd) != 0) return channel;
     if (::chdir("/tmp") != 0) {
         e2beval_warm_record_failure("chdir(/tmp)", errno);
         return channel;
@@ -219,7 +165,7 @@ char request_buffer[kMaxMessage];
 
 // cgroup v1: the `tasks` files of the zygote's two execution cgroups (opened by the supervisor), which its
 // standbys join in turn, as the supervisor expects them (Zygote::take_standby_cgroup).
-int cgroup_tasks[2][4];
+int cgroup_tasks[2][e2beval::local::kMaxCgroupTaskFiles];
 int task_files_per_cgroup = 0;
 int next_cgroup = 0;
 
@@ -364,7 +310,7 @@ E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
 // The standbys close them (they close every fd but their socket); the zygote keeps them.
 E2BEVAL_WARM_API int e2beval_warm_keep_cgroup_tasks(const int* fds, int count) {
     const int per_cgroup = e2beval_warm_cgroup_task_files();
-    if (count != 2 * per_cgroup || per_cgroup > 4) return e2beval_warm_record_failure("the cgroup tasks files sent", EINVAL);
+    if (count != 2 * per_cgroup || per_cgroup > e2beval::local::kMaxCgroupTaskFiles) return e2beval_warm_record_failure("the cgroup tasks files sent", EINVAL);
     for (int i = 0; i < count; ++i) cgroup_tasks[i / per_cgroup][i % per_cgroup] = fds[i];
     task_files_per_cgroup = per_cgroup;
     return 0;

@@ -24,12 +24,14 @@
 #include <fcntl.h>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "local/child_report.hpp"
 #include "local/mount_steps.hpp"
 #include "local/program_steps.hpp"
 #include "local/rlimit.hpp"
 #include "local/warm_protocol.hpp"
+#include "local/warm_steps.hpp"
 
 #define E2BEVAL_WARM_API extern "C" __attribute__((visibility("default")))
 
@@ -188,10 +190,8 @@ E2BEVAL_WARM_API int e2beval_warm_mount_own_workspace() {
     return 0;
 }
 
-// On the request: reads its steps and gives the workspace the request's size.
-E2BEVAL_WARM_API int e2beval_warm_prepare(const char* bytes, std::size_t length) {
-    steps = decode_warm_steps(std::string_view(bytes, length));
-    if (!steps) return failed("decode(execution steps)", "", EINVAL);
+int e2beval::local::warm_prepare(WarmSteps request_steps) {
+    steps = std::move(request_steps);
     if (steps->workspace_bytes == kWarmDefaultWorkspaceBytes) return 0;
     const auto options = workspace_mount_options(steps->workspace_bytes, std::nullopt);
     if (auto error = resize_tmpfs("/tmp", options.workspace)) return failed(error);
