@@ -79,7 +79,8 @@ struct SpawnPlan {
 struct ChildReport {
     enum Kind : std::int32_t {
         setup_failed = 1,      // value: errno; call/path: what failed
-        program_ended = 2,     // value: wait status; peak_rss_kib/cpu_us: the program's usage (warm pool)
+        program_ended = 2,     // value: wait status; peak_rss_kib/cpu_us: the program's usage; namespace_empty
+                               // (cold init): nothing but the init is left in the sandbox's pid namespace
         seccomp_listener = 3,  // carries the seccomp listener fd
         program_started = 4,   // warm pool: carries the program's pidfd
         zygote_ready = 5,      // warm pool: the zygote has started; carries its first standby's pidfd
@@ -87,12 +88,14 @@ struct ChildReport {
     };
     std::int32_t kind = 0;
     std::int32_t value = 0;
+    std::int32_t namespace_empty = 0;
+    std::int32_t reserved = 0;
     std::int64_t peak_rss_kib = -1;
     std::int64_t cpu_us = -1;
     char call[160] = {};
     char path[256] = {};
 };
-static_assert(sizeof(ChildReport) == 440, "the zygote packs this layout");
+static_assert(sizeof(ChildReport) == 448, "one fixed-size message (child_report.hpp)");
 
 }  // namespace e2beval::local
 

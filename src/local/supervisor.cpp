@@ -34,6 +34,7 @@
 #include "local/cgroup.hpp"
 #include "local/child_report.hpp"
 #include "local/contain.hpp"
+#include "local/deferred_reap.hpp"
 #include "local/fd.hpp"
 #include "local/fd_message.hpp"
 #include "local/interpreters.hpp"
@@ -355,7 +356,9 @@ private:
     void read_reports() {
         report_.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
             if (ec) return;
-            if (self->drain_reports()) self->read_reports();
+            const bool open = self->drain_reports();
+            if (self->program_ended_alone()) return self->on_program_ended_alone();
+            if (open) self->read_reports();
         });
     }
 
@@ -511,7 +514,29 @@ private:
     }
 
 
+    // Cold: the init reported the program's end with nothing else left in the sandbox (no process of the
+    // program's can run, write or allocate any more), so the result need not wait for the init's own exit.
+    bool program_ended_alone() const noexcept {
+        return !warm() && !reaped_ && !killed_for_ && last_report_ && last_report_->kind == ChildReport::program_ended &&
+               last_report_->namespace_empty != 0;
+    }
+
+    void on_program_ended_alone() {
+        reaped_ = true;
+        init_exiting_ = true;  // maybe_finish hands it and the cgroup to deferred_reap
+        result_.wall_time = std::chrono::steady_clock::now() - started_;
+        if (last_report_->cpu_us >= 0) result_.cpu_time = std::chrono::microseconds(last_report_->cpu_us);
+        if (last_report_->peak_rss_kib > 0)
+            result_.peak_memory_bytes = static_cast<std::uint64_t>(last_report_->peak_rss_kib) * 1024u;
+        timer_.cancel();
+        cpu_timer_.cancel();
+        boost::system::error_code ignored;
+        pidfd_.cancel(ignored);  // its wait would hold the caller's loop until the init is gone
+        maybe_finish();
+    }
+
     void on_exit() {
+        if (reaped_) return;  // the program ended alone: deferred_reap waits for the init
         int status = 0;
         struct rusage usage {};
         pid_t waited;
@@ -559,10 +584,13 @@ private:
             if (cgroup_usage_.peak_memory_bytes && !(warm() && result_.peak_memory_bytes))
                 result_.peak_memory_bytes = cgroup_usage_.peak_memory_bytes;
             result_.cgroup_version = std::string(to_string(cgroup_->version()));
-            cgroup_.reset();  // removes it, unless it is a zygote's, reused by its next executions
+            // Removes it, unless it is a zygote's, reused by its next executions, or still holds the
+            // exiting init (deferred_reap removes it then).
+            if (!init_exiting_) cgroup_.reset();
         } else {
             result_.cgroup_version = "none";
         }
+        if (init_exiting_) reap_after_result(pid_, std::move(cgroup_));
         result_.isolation_level = result_.cgroup_version == "none" ? "standard" : "full";
         result_.warm = warm();
         classify();
@@ -673,6 +701,7 @@ private:
     bool stderr_open_ = true;
     bool reaped_ = false;
     bool finished_ = false;
+    bool init_exiting_ = false;
 };
 
 }  // namespace
@@ -752,6 +781,10 @@ bool Zygote::alive() const noexcept {
     if (reaped_) return false;
     pollfd exited{init_pidfd_.get(), POLLIN, 0};
     return ::poll(&exited, 1, 0) == 0;  // a pidfd becomes readable when the process exits (0: do not wait)
+}
+
+void Zygote::signal_kill() noexcept {
+    if (!reaped_) ::syscall(SYS_pidfd_send_signal, init_pidfd_.get(), SIGKILL, nullptr, 0);
 }
 
 void Zygote::kill() noexcept {

@@ -71,6 +71,7 @@ public:
     pid_t init_pid() const noexcept { return init_pid_; }
     bool alive() const noexcept;  // false once its init has exited
     void kill() noexcept;         // kills the zygote and everything it started
+    void signal_kill() noexcept;  // sends that kill without waiting: kill() (or the destructor) reaps it
     unsigned uses = 0;
 
     // Start-up: `ready` once the zygote has reported it; until then its stderr explains a failed start.

@@ -16,6 +16,7 @@
 #include "e2beval/local/local_sandbox.hpp"
 #include "test_sandbox.hpp"
 #include "local/cgroup.hpp"
+#include "local/deferred_reap.hpp"
 
 using namespace e2beval;
 using namespace std::chrono_literals;
@@ -184,6 +185,7 @@ TEST_CASE("cgroup accounting sees the whole tree, and limits end it with the rig
 }
 
 TEST_CASE("no fds, cgroups or processes are left behind by many executions") {
+    local::finish_deferred_reaps();  // the earlier tests' last cold inits and cgroups
     const auto fds_at_start = open_fds();
     const auto cgroups_at_start = leftover_cgroups();
     {
@@ -209,9 +211,12 @@ TEST_CASE("no fds, cgroups or processes are left behind by many executions") {
             const auto result = run_here(i % 2 ? "import os\nos.fork()\nprint(1)" : "while True: pass", Limits{.wall_time = 200ms});
             CHECK((result.outcome == Outcome::ok || result.outcome == Outcome::timeout));
         }
+        // A cold execution's init exits, and its cgroup goes, after the result (deferred_reap.hpp).
+        local::finish_deferred_reaps();
         CHECK(settled_fd_count() == fds_before);
         CHECK(leftover_cgroups() == cgroups_before);
     }
+    local::finish_deferred_reaps();
     CHECK(settled_fd_count() == fds_at_start);
     CHECK(leftover_cgroups() == cgroups_at_start);
 }
