@@ -74,6 +74,7 @@ void WarmPool::release(const WarmPoolKey& key, std::shared_ptr<Zygote> zygote, b
 }
 
 void WarmPool::warm_up(const WarmPoolKey& key, std::size_t count) {
+    // Launched together (each interpreter starts on its own core), then waited for.
     std::vector<std::shared_ptr<Zygote>> started;
     for (;;) {
         {
@@ -82,16 +83,25 @@ void WarmPool::warm_up(const WarmPoolKey& key, std::size_t count) {
         }
         auto zygote = acquire(key);
         if (!zygote) break;
-        try {
-            wait_until_ready(zygote);
-        } catch (...) {
-            release(key, std::move(zygote), false);
-            for (auto& ready : started) release(key, std::move(ready), true);
-            throw;
-        }
         started.push_back(std::move(zygote));
     }
+    std::size_t waited = 0;
+    try {
+        for (; waited < started.size(); ++waited) wait_until_ready(started[waited]);
+    } catch (...) {
+        release(key, std::move(started[waited]), false);
+        for (std::size_t i = 0; i < started.size(); ++i)
+            if (i != waited) release(key, std::move(started[i]), true);  // the others are fine, or still starting
+        throw;
+    }
     for (auto& zygote : started) release(key, std::move(zygote), true);
+}
+
+WarmPool::~WarmPool() {
+    std::lock_guard lock(mutex_);
+    for (const auto& weak : all_)
+        if (auto zygote = weak.lock()) zygote->signal_kill();
+    // idle_ goes next (members are destroyed after this body): each Zygote's destructor reaps its own.
 }
 
 std::vector<pid_t> WarmPool::zygote_init_pids() {

@@ -31,6 +31,10 @@ public:
 
     WarmPool(std::size_t max_zygotes, unsigned max_uses, Starter start)
         : max_zygotes_(max_zygotes), max_uses_(max_uses), start_(std::move(start)) {}
+    WarmPool(const WarmPool&) = delete;
+    WarmPool& operator=(const WarmPool&) = delete;
+    // Signals every zygote first, then reaps them: they die in parallel, not one after another (~2 ms each).
+    ~WarmPool();
 
     // An idle zygote for `key` (a ready one first), or one just launched when none is idle and the pool has
     // room (not ready yet: the caller waits for it); nullptr when every zygote is busy and the pool is full
@@ -39,7 +43,8 @@ public:
     // Gives a zygote back; an unhealthy or worn-out one is killed instead. A zygote that has `spare_lead`
     // uses left gets its replacement launched now, while it still serves.
     void release(const WarmPoolKey& key, std::shared_ptr<Zygote> zygote, bool healthy);
-    // Starts zygotes until `count` are idle for `key` (or the pool is full), waiting until they are ready.
+    // Starts zygotes until `count` are idle for `key` (or the pool is full), all at once, then waits until
+    // they are ready.
     void warm_up(const WarmPoolKey& key, std::size_t count);
     // Host pids of the live zygotes' init processes.
     std::vector<pid_t> zygote_init_pids();
