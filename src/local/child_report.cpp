@@ -29,6 +29,16 @@ ChildReport failure_report(const StepError& step) noexcept {
     return report;
 }
 
+ChildReport program_ended_report(int wait_status, const struct rusage& usage) noexcept {
+    ChildReport report;
+    report.kind = ChildReport::program_ended;
+    report.value = wait_status;
+    report.peak_rss_kib = usage.ru_maxrss;
+    report.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000LL + usage.ru_utime.tv_usec +
+                    usage.ru_stime.tv_usec;
+    return report;
+}
+
 void send_child_report(int fd, const ChildReport& report) noexcept {
     // SOCK_SEQPACKET: one report, one message, never half of one.
     while (::send(fd, &report, sizeof report, MSG_NOSIGNAL) < 0 && errno == EINTR) {

@@ -3,6 +3,7 @@
 // written in one place. They run in a child after fork/clone: no allocation, no exceptions.
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "local/spawn_plan.hpp"
@@ -11,6 +12,10 @@ namespace e2beval::local {
 
 // The report for a failed step (kind setup_failed, errno, the call and path as text).
 ChildReport failure_report(const StepError& step) noexcept;
+
+// The report of the program's end (kind program_ended): its wait status, and its CPU time and peak RSS
+// from the rusage of the wait that reaped it.
+ChildReport program_ended_report(int wait_status, const struct rusage& usage) noexcept;
 
 // Sends one report as one message on the SOCK_SEQPACKET channel `fd`; best effort (the supervisor may
 // be gone, and then there is nobody to tell).

@@ -191,12 +191,7 @@ bool nothing_else_left() noexcept {
         if (pid < 0 && errno == EINTR) continue;
         if (pid < 0) fail("waitpid(-1)");
         if (pid == program) {
-            ChildReport report;
-            report.kind = ChildReport::program_ended;
-            report.value = status;
-            report.peak_rss_kib = usage.ru_maxrss;
-            report.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000LL + usage.ru_utime.tv_usec +
-                            usage.ru_stime.tv_usec;
+            ChildReport report = program_ended_report(status, usage);
             report.namespace_empty = nothing_else_left() ? 1 : 0;
             send_child_report(kReportFd, report);
             ::_exit(0);

@@ -496,21 +496,32 @@ private:
 
     // Warm: the zygote closed the report channel after reporting the program's end (or died).
     void on_warm_end() {
-        reaped_ = true;
-        result_.wall_time = std::chrono::steady_clock::now() - started_;
+        program_gone();
         if (last_report_ && last_report_->kind == ChildReport::program_ended) {
-            if (last_report_->cpu_us >= 0) result_.cpu_time = std::chrono::microseconds(last_report_->cpu_us);
-            if (last_report_->peak_rss_kib > 0)
-                result_.peak_memory_bytes = static_cast<std::uint64_t>(last_report_->peak_rss_kib) * 1024u;
+            take_usage_from(*last_report_);
         } else if (!last_report_ || last_report_->kind != ChildReport::setup_failed) {
             zygote_healthy_ = false;
         }
         if (last_report_ && last_report_->kind == ChildReport::setup_failed) zygote_healthy_ = false;
         // With cgroups, the next execution needs the process the zygote prepares while this one runs.
         if (cgroup_ && warm_.prepare_standby && !standby_reported_) zygote_healthy_ = false;
+        maybe_finish();
+    }
+
+    // The program is gone (reaped, or reported ended by whoever reaped it): its wall time ends here, and
+    // no limit needs watching any more.
+    void program_gone() {
+        reaped_ = true;
+        result_.wall_time = std::chrono::steady_clock::now() - started_;
         timer_.cancel();
         cpu_timer_.cancel();
-        maybe_finish();
+    }
+
+    // The program's CPU time and peak RSS, as the process that reaped it measured them (the zygote or the
+    // cold init; child_report.hpp).
+    void take_usage_from(const ChildReport& ended) {
+        if (ended.cpu_us >= 0) result_.cpu_time = std::chrono::microseconds(ended.cpu_us);
+        if (ended.peak_rss_kib > 0) result_.peak_memory_bytes = static_cast<std::uint64_t>(ended.peak_rss_kib) * 1024u;
     }
 
 
@@ -522,14 +533,9 @@ private:
     }
 
     void on_program_ended_alone() {
-        reaped_ = true;
+        program_gone();
+        take_usage_from(*last_report_);
         init_exiting_ = true;  // maybe_finish hands it and the cgroup to deferred_reap
-        result_.wall_time = std::chrono::steady_clock::now() - started_;
-        if (last_report_->cpu_us >= 0) result_.cpu_time = std::chrono::microseconds(last_report_->cpu_us);
-        if (last_report_->peak_rss_kib > 0)
-            result_.peak_memory_bytes = static_cast<std::uint64_t>(last_report_->peak_rss_kib) * 1024u;
-        timer_.cancel();
-        cpu_timer_.cancel();
         boost::system::error_code ignored;
         pidfd_.cancel(ignored);  // its wait would hold the caller's loop until the init is gone
         maybe_finish();
@@ -547,13 +553,8 @@ private:
                               [self = shared_from_this()](boost::system::error_code) { self->on_exit(); });
             return;
         }
-        reaped_ = true;
-        result_.wall_time = std::chrono::steady_clock::now() - started_;
-        result_.cpu_time = std::chrono::seconds(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                           std::chrono::microseconds(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-        if (usage.ru_maxrss > 0) result_.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024u;
-        timer_.cancel();
-        cpu_timer_.cancel();
+        program_gone();
+        take_usage_from(program_ended_report(status, usage));
         maybe_finish();
     }
 

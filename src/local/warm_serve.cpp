@@ -299,9 +299,7 @@ E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
         rusage usage{};
         while (::wait4(program, &status, 0, &usage) < 0 && errno == EINTR) {
         }
-        const long long cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000LL + usage.ru_utime.tv_usec +
-                                 usage.ru_stime.tv_usec;
-        e2beval_warm_report_ended(channel, status, usage.ru_maxrss, cpu_us);
+        e2beval_warm_report_ended(channel, status, &usage);
         ::close(channel);
     }
 }

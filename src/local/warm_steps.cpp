@@ -241,13 +241,8 @@ E2BEVAL_WARM_API int e2beval_warm_report_started(int fd, int pidfd) {
     return 0;
 }
 
-E2BEVAL_WARM_API void e2beval_warm_report_ended(int fd, int wait_status, long long peak_rss_kib, long long cpu_us) {
-    ChildReport report;
-    report.kind = ChildReport::program_ended;
-    report.value = wait_status;
-    report.peak_rss_kib = peak_rss_kib;
-    report.cpu_us = cpu_us;
-    send_child_report(fd, report);
+E2BEVAL_WARM_API void e2beval_warm_report_ended(int fd, int wait_status, const struct rusage* usage) {
+    send_child_report(fd, program_ended_report(wait_status, *usage));
 }
 
 // ---- Sessions: the agent's children --------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 // supervisor. C linkage: the zygote and the session agent call some of them from Python (ctypes).
 #pragma once
 
+#include <sys/resource.h>
+
 #include <cstddef>
 
 #include "local/warm_protocol.hpp"
@@ -18,7 +20,7 @@ void e2beval_warm_report_bug(int fd, const char* text);
 int e2beval_warm_report_ready(int fd, int pid, int standby_pidfd);
 int e2beval_warm_report_standby(int fd, int standby_pidfd);
 int e2beval_warm_report_started(int fd, int pidfd);
-void e2beval_warm_report_ended(int fd, int wait_status, long long peak_rss_kib, long long cpu_us);
+void e2beval_warm_report_ended(int fd, int wait_status, const struct rusage* usage);
 int e2beval_warm_record_failure(const char* call, int error);
 int e2beval_warm_cgroup_task_files();
 }
