@@ -241,6 +241,11 @@ def _system_busy_ticks() -> int:
     return sum(fields) - fields[3] - (fields[4] if len(fields) > 4 else 0)
 
 
+def system_busy_seconds() -> float:
+    """CPU seconds the whole machine has been busy (all CPUs, from /proc/stat; 1/CLK_TCK resolution)."""
+    return _system_busy_ticks() / os.sysconf("SC_CLK_TCK")
+
+
 def _process_ticks() -> Dict[int, tuple]:
     """pid -> (ppid, own + reaped children's cpu ticks, own cpu ticks, comm) for every process now."""
     table = {}

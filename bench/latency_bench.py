@@ -2,6 +2,10 @@
 after 100 ms idle) and cold, and throughput with 2 workers and with 1 (execute_many), against a plain
 `python3 -c 'print(1)'` subprocess measured in the same run.
 
+Throughput also has a floor: the fork server with no isolation at all (FORK_FLOOR_PROGRAM, two of them at
+once), and both print the whole machine's CPU time per execution, so the warm figure reads as "the floor
+of forking CPython on this machine, plus what isolation costs".
+
 Usage: .venv/bin/python bench/latency_bench.py [--warm N] [--idle N] [--cold N] [--warm-batch N] [--cold-batch N] [--rounds N] [--json]
 """
 
@@ -19,6 +23,35 @@ PROGRAM = "print(1)"
 WORKERS = 2
 # Issue 14: a warm call after the machine sat idle paid for a slow first cgroup write; 100 ms is its pause.
 IDLE_S = 0.1
+
+
+# The fork floor: an interpreter with the zygote's imports that forks one child per `print(1)` (glibc's
+# fork, as the zygote's loop, so CPython's after-fork handlers are skipped in both), with no namespace,
+# mount, cgroup, seccomp, supervisor or report. Once imported it says "ready", waits for a line on stdin,
+# then prints its loop's wall time. What remains of a warm execution's cost beyond this is the isolation's.
+FORK_FLOOR_PROGRAM = r"""
+import ctypes, os, sys, time, types
+import atexit, bisect, builtins, collections, contextlib, copy, functools, heapq, io, json, random, socket
+import itertools, math, operator, re, string, traceback, typing
+compile(b"def f(x):\n    return [y for y in x if y]\n", "<warm-up>", "exec")
+count = int(sys.argv[1])
+fork = ctypes.CDLL(None, use_errno=True).fork
+devnull = os.open(os.devnull, os.O_WRONLY)
+print("ready", flush=True)
+sys.stdin.readline()
+started = time.perf_counter()
+for _ in range(count):
+    pid = fork()
+    if pid == 0:
+        os.dup2(devnull, 1)
+        main = types.ModuleType("__main__")
+        exec(compile(b"print(1)", "/tmp/main.py", "exec"), main.__dict__)
+        sys.stdout.flush()
+        os._exit(0)
+    if pid < 0 or os.waitpid(pid, 0)[1] != 0:
+        sys.exit("fork floor: a child failed")
+print(time.perf_counter() - started, flush=True)
+"""
 
 
 def check(result: Dict[str, Any], what: str) -> None:
@@ -51,13 +84,42 @@ def e2beval_after_idle(e2beval: Any, count: int, **options: Any) -> List[float]:
     return samples
 
 
-def e2beval_throughput(e2beval: Any, count: int, what: str, jobs: int = WORKERS, **options: Any) -> float:
+def e2beval_throughput(e2beval: Any, count: int, what: str, jobs: int = WORKERS, cpu: List[float] | None = None,
+                       **options: Any) -> float:
+    """Executions per second; with `cpu`, also appends the whole machine's CPU seconds per execution."""
+    busy = bl.system_busy_seconds()
     started = time.perf_counter()
     results = e2beval.execute_many([PROGRAM] * count, jobs=jobs, **options)
     wall = time.perf_counter() - started
+    if cpu is not None:
+        cpu.append((bl.system_busy_seconds() - busy) / count)
     for result in results:
         check(result, what)
     return count / wall
+
+
+def fork_floor_throughput(python: str, count: int, cpu: List[float]) -> float:
+    """Executions per second of WORKERS fork servers without isolation, `count` in all; appends CPU per
+    execution (whole machine) to `cpu`."""
+    per_server = -(-count // WORKERS)
+    servers = [subprocess.Popen([python, "-I", "-c", FORK_FLOOR_PROGRAM, str(per_server)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(WORKERS)]
+    for server in servers:  # both interpreters started and imported: only their loops are measured
+        if server.stdout.readline() != "ready\n":
+            server.kill()
+            raise RuntimeError(f"fork floor did not start: {server.communicate()[1].strip()[-300:]}")
+    busy = bl.system_busy_seconds()
+    started = time.perf_counter()
+    for server in servers:
+        server.stdin.write("go\n")
+        server.stdin.flush()
+    outputs = [server.communicate() for server in servers]
+    wall = time.perf_counter() - started
+    cpu.append((bl.system_busy_seconds() - busy) / (per_server * WORKERS))
+    for server, (out, err) in zip(servers, outputs):
+        if server.returncode != 0:
+            raise RuntimeError(f"fork floor exited {server.returncode}: {err.strip()[-300:]}")
+    return per_server * WORKERS / wall
 
 
 def plain_once(python: str) -> None:
@@ -116,7 +178,8 @@ def main() -> int:
                f"{rounds} interleaved rounds; isolation >= {args.min_isolation}")
 
     lat = {"warm": [], "idle": [], "cold": [], "plain": []}
-    thr = {"warm": [], "warm1": [], "cold": [], "plain": []}
+    thr = {"warm": [], "warm1": [], "cold": [], "plain": [], "floor": []}
+    cpu = {"warm": [], "floor": []}  # whole-machine CPU seconds per execution, 2 workers
     try:
         with bl.ContentionMonitor() as monitor:
             if pool:
@@ -134,14 +197,17 @@ def main() -> int:
                 thr["plain"].append(plain_throughput(python, args.cold_batch))
                 thr["cold"].append(e2beval_throughput(e2beval, args.cold_batch, "cold batch", **cold_options))
                 if pool:
-                    thr["warm"].append(e2beval_throughput(e2beval, args.warm_batch, "warm batch", **warm_options))
+                    thr["warm"].append(e2beval_throughput(e2beval, args.warm_batch, "warm batch", cpu=cpu["warm"],
+                                                          **warm_options))
+                    thr["floor"].append(fork_floor_throughput(python, args.warm_batch, cpu["floor"]))
                     thr["warm1"].append(e2beval_throughput(e2beval, args.warm_batch, "warm batch, 1 job", jobs=1,
                                                            **warm_options))
                 report.say(
                     f"  round {index + 1}: p50 plain {bl.ms(bl.median(lat['plain']))}, cold {bl.ms(bl.median(lat['cold']))}"
                     + (f", warm {bl.ms(bl.median(lat['warm']))}, after idle {bl.ms(bl.median(lat['idle']))}" if pool else "")
                     + f"; exec/s plain {thr['plain'][-1]:.0f}, cold {thr['cold'][-1]:.0f}"
-                    + (f", warm {thr['warm'][-1]:.0f} (1 job {thr['warm1'][-1]:.0f})" if pool else "")
+                    + (f", warm {thr['warm'][-1]:.0f} (1 job {thr['warm1'][-1]:.0f}), fork floor {thr['floor'][-1]:.0f}"
+                       if pool else "")
                 )
     except (RuntimeError, e2beval.Error) as error:
         report.error = str(error)
@@ -150,7 +216,7 @@ def main() -> int:
 
     report.contention = monitor.result
     report.say("latency: " + monitor.describe())
-    report.raw = {"latency_s": lat, "throughput_per_s": thr}
+    report.raw = {"latency_s": lat, "throughput_per_s": thr, "cpu_per_execution_s": cpu}
 
     plain_p50, plain_p99 = bl.percentile(lat["plain"], 50), bl.percentile(lat["plain"], 99)
     plain_rate = bl.median(thr["plain"])
@@ -174,6 +240,13 @@ def main() -> int:
         one_job = bl.median(thr["warm1"])
         report.row(f"exec/s, warm: {WORKERS} workers / 1 worker", f"{rate:.0f}/s", f"1 worker {one_job:.0f}/s",
                    bl.times(rate / one_job), ">= 1.7x", rate / one_job >= 1.7)
+        # Where a warm execution's time goes: the floor of forking CPython here, then what isolation adds.
+        floor_rate = bl.median(thr["floor"])
+        report.row(f"exec/s, fork floor: {WORKERS} interpreters forking a child per print(1), no isolation",
+                   f"{floor_rate:.0f}/s", f"warm {rate:.0f}/s", bl.times(floor_rate / rate), "(info)", None)
+        warm_cpu, floor_cpu = bl.median(cpu["warm"]), bl.median(cpu["floor"])
+        report.row(f"CPU per execution, whole machine, {WORKERS} workers: warm", bl.ms(warm_cpu),
+                   f"fork floor {bl.ms(floor_cpu)}", bl.times(warm_cpu / floor_cpu), "(info)", None)
     else:
         report.unavailable("p50, warm, back to back", "<= 2 ms")
         report.unavailable("p99, warm, back to back", "<= 10 ms")
