@@ -2,7 +2,7 @@
 after 100 ms idle) and cold, and throughput with 2 workers and with 1 (execute_many), against a plain
 `python3 -c 'print(1)'` subprocess measured in the same run.
 
-Throughput also has a floor: the fork server with no isolation at all (FORK_FLOOR_PROGRAM, two of them at
+Throughput also has a floor: the fork server with no isolation at all (fork_floor_program(), two of them at
 once), and both print the whole machine's CPU time per execution, so the warm figure reads as "the floor
 of forking CPython on this machine, plus what isolation costs".
 
@@ -25,15 +25,14 @@ WORKERS = 2
 IDLE_S = 0.1
 
 
-# The fork floor: an interpreter with the zygote's imports that forks one child per `print(1)` (glibc's
-# fork, as the zygote's loop, so CPython's after-fork handlers are skipped in both), with no namespace,
-# mount, cgroup, seccomp, supervisor or report. Once imported it says "ready", waits for a line on stdin,
-# then prints its loop's wall time. What remains of a warm execution's cost beyond this is the isolation's.
-FORK_FLOOR_PROGRAM = r"""
+# The fork floor: an interpreter with the zygote's imports and compile warm-up (read from the zygote's own
+# source, so the two cannot drift apart) that forks one child per `print(1)` (glibc's fork, as the zygote's
+# loop, so CPython's after-fork handlers are skipped in both), with no namespace, mount, cgroup, seccomp,
+# supervisor or report. Once ready it says so, waits for a line on stdin, then prints its loop's wall time.
+# What remains of a warm execution's cost beyond this is the isolation's.
+ZYGOTE_SOURCE = bl.REPO_ROOT / "src" / "local" / "python_zygote.py"
+FORK_FLOOR_LOOP = r"""
 import ctypes, os, sys, time, types
-import atexit, bisect, builtins, collections, contextlib, copy, functools, heapq, io, json, random, socket
-import itertools, math, operator, re, string, traceback, typing
-compile(b"def f(x):\n    return [y for y in x if y]\n", "<warm-up>", "exec")
 count = int(sys.argv[1])
 fork = ctypes.CDLL(None, use_errno=True).fork
 devnull = os.open(os.devnull, os.O_WRONLY)
@@ -52,6 +51,15 @@ for _ in range(count):
         sys.exit("fork floor: a child failed")
 print(time.perf_counter() - started, flush=True)
 """
+
+
+def fork_floor_program() -> str:
+    """FORK_FLOOR_LOOP after the zygote's module-level imports and its compile warm-up."""
+    zygote = ZYGOTE_SOURCE.read_text().splitlines()
+    preamble = [line for line in zygote if line.startswith("import ") or line.startswith("compile(")]
+    if not any(line.startswith("compile(") for line in preamble):
+        raise RuntimeError(f"fork floor: no compile warm-up found in {ZYGOTE_SOURCE}")
+    return "\n".join(preamble) + "\n" + FORK_FLOOR_LOOP
 
 
 def check(result: Dict[str, Any], what: str) -> None:
@@ -102,11 +110,13 @@ def fork_floor_throughput(python: str, count: int, cpu: List[float]) -> float:
     """Executions per second of WORKERS fork servers without isolation, `count` in all; appends CPU per
     execution (whole machine) to `cpu`."""
     per_server = -(-count // WORKERS)
-    servers = [subprocess.Popen([python, "-I", "-c", FORK_FLOOR_PROGRAM, str(per_server)], stdin=subprocess.PIPE,
+    program = fork_floor_program()
+    servers = [subprocess.Popen([python, "-I", "-c", program, str(per_server)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(WORKERS)]
     for server in servers:  # both interpreters started and imported: only their loops are measured
         if server.stdout.readline() != "ready\n":
-            server.kill()
+            for other in servers:
+                other.kill()
             raise RuntimeError(f"fork floor did not start: {server.communicate()[1].strip()[-300:]}")
     busy = bl.system_busy_seconds()
     started = time.perf_counter()
