@@ -28,32 +28,37 @@ import atexit, bisect, builtins, collections, contextlib, copy, functools, heapq
 import itertools, math, operator, re, string, traceback, types, typing  # noqa: E401,F401
 
 
-def run_code(path):
-    """Runs /tmp/main.py as __main__ like `python -I -B -u main.py` would, and returns the exit status."""
+def run_main(path):
+    """Runs the program at `path` as __main__ like `python -I -B -u main.py` would, and returns the exit
+    status it asks for; what happens at exit is run_code's."""
     main = types.ModuleType("__main__")
     main.__file__ = path
     main.__builtins__ = builtins
     sys.modules["__main__"] = main
     sys.argv = [path]
-    status = 0
     try:
-        with open(path, "rb") as source:
+        with open(path, "rb", buffering=0) as source:  # read at once: no buffer to allocate
             code = compile(source.read(), path, "exec")
         exec(code, main.__dict__)
     except SystemExit as exit:
         if exit.code is None:
-            status = 0
-        elif isinstance(exit.code, int):
-            status = exit.code & 0xFF
-        else:
-            print(exit.code, file=sys.stderr)
-            status = 1
+            return 0
+        if isinstance(exit.code, int):
+            return exit.code & 0xFF
+        print(exit.code, file=sys.stderr)
+        return 1
     except BaseException as error:
         # Drop this function's frame so the traceback starts at the program, as in a cold run. Python 3.11+
         # prints the exception's own __traceback__ whatever excepthook is given, so that is replaced too.
         error.__traceback__ = error.__traceback__.tb_next
         sys.excepthook(type(error), error, error.__traceback__)
-        status = 1
+        return 1
+    return 0
+
+
+def run_code(path):
+    """Runs /tmp/main.py as __main__, then what a cold run does at exit, and returns the exit status."""
+    status = run_main(path)
     try:
         atexit._run_exitfuncs()
         sys.stdout.flush()
@@ -61,6 +66,20 @@ def run_code(path):
     except BaseException:
         pass
     return status
+
+
+def rehearse_execution():
+    """In the zygote, once before serving: an empty program through run_main, and a seed. CPython sets up
+    some of its state lazily, on a function's first use: open()'s keyword parser, the type attribute cache
+    entries these calls look up, the ctypes calls' first-call state. Done first in each execution, that
+    wrote pages the fork shares (each one copied, ~2 µs of CPU); done here, once, every execution finds it
+    ready. atexit is left out (it would run and clear the zygote's own exit functions), and what the
+    empty program changed (__main__, argv) is put back."""
+    zygote_main, zygote_argv = sys.modules["__main__"], sys.argv
+    if run_main(os.devnull) != 0:
+        raise RuntimeError("the zygote's rehearsal of an empty program failed")
+    sys.modules["__main__"], sys.argv = zygote_main, zygote_argv
+    prepare_ahead()
 
 
 def prepare_ahead():
@@ -71,10 +90,10 @@ def prepare_ahead():
     random.seed()
 
 
-def run_execution():
+def run_execution(environment_differs):
     """In an execution's own process, contained (warm_serve.cpp made every step): its environment where it
     differs from the zygote's, then the code."""
-    if warm.e2beval_warm_environment_differs():
+    if environment_differs:
         size = ctypes.c_size_t()
         block = ctypes.string_at(warm.e2beval_warm_environment_block(ctypes.byref(size)), size.value)
         os.environ.clear()
@@ -115,8 +134,11 @@ if len(os.listdir("/proc/self/task")) != 1:
 # .pth file that imports modules built with namedtuple, say), which is why the cost came and went with
 # the machine. One small compile here makes every execution's compile start warm.
 compile(b"def f(x):\n    return [y for y in x if y]\n", "<e2beval-warm-up>", "exec")
+rehearse_execution()
+# Looked up once here: a ctypes function's first lookup on the library builds and caches it, in whichever
+# process makes it (in each execution's, ~30 pages written after the fork).
+take_request = warm.e2beval_warm_take_request
 # Returns only in a standby, ahead of its request.
 warm.e2beval_warm_serve(3)
 prepare_ahead()
-warm.e2beval_warm_take_request()  # returns contained, with the request's code in /tmp/main.py
-run_execution()
+run_execution(take_request() == 1)  # take_request returns contained, with the request's code in /tmp/main.py

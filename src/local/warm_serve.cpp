@@ -314,19 +314,17 @@ E2BEVAL_WARM_API int e2beval_warm_keep_cgroup_tasks(const int* fds, int count) {
     return 0;
 }
 
-// In a standby: waits for its request and makes every step up to the code (take_request). Returns 0 once
-// contained, the code in /tmp/main.py and its environment in e2beval_warm_environment_*; on a failure it
-// reports it and exits.
+// In a standby: waits for its request and makes every step up to the code (take_request). Returns once
+// contained, the code in /tmp/main.py and its environment in e2beval_warm_environment_block: 1 when that
+// environment differs from the one this process has (the zygote's), which Python then sets, else 0 (one
+// call, not two: each call Python makes here writes pages the fork shares). On a failure it reports it and
+// exits.
 E2BEVAL_WARM_API int e2beval_warm_take_request() {
     const int channel = take_request(standby_socket, request_buffer, standby_mounted);
-    if (channel == -2) return 0;
+    if (channel == -2) return environment_differs(request_environment) ? 1 : 0;
     if (channel >= 0) e2beval_warm_report_failure(channel);
     ::_exit(127);
 }
-
-// Whether the execution's environment differs from the one this process has (the zygote's): Python sets
-// it only then.
-E2BEVAL_WARM_API int e2beval_warm_environment_differs() { return environment_differs(request_environment) ? 1 : 0; }
 
 // The execution's environment as "NAME=value\0NAME=value\0...", `*size` bytes; valid until exit.
 E2BEVAL_WARM_API const char* e2beval_warm_environment_block(std::size_t* size) {
