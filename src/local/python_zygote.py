@@ -71,7 +71,7 @@ def run_code(path):
 def rehearse_execution():
     """In the zygote, once before serving: an empty program through run_main, and a seed. CPython sets up
     some of its state lazily, on a function's first use: open()'s keyword parser, the type attribute cache
-    entries these calls look up, the ctypes calls' first-call state. Done first in each execution, that
+    entries these calls look up. Done first in each execution, that
     wrote pages the fork shares (each one copied, ~2 µs of CPU); done here, once, every execution finds it
     ready. atexit is left out (it would run and clear the zygote's own exit functions), and what the
     empty program changed (__main__, argv) is put back."""
