@@ -16,6 +16,7 @@
 # interpreter writes after a fork is a page copied, so the loop is not Python. What stays here is what
 # must happen in this interpreter: its imports, and, in each execution's process, a fresh seed for
 # `random` ahead of the request, then the request's environment and its code.
+import _random
 import ctypes
 import os
 import random
@@ -57,8 +58,20 @@ def run_main(path):
 
 
 def run_code(path):
-    """Runs /tmp/main.py as __main__, then what a cold run does at exit, and returns the exit status."""
+    """Runs /tmp/main.py as __main__, then what a cold run's interpreter does at exit, in its order (CPython's
+    Py_FinalizeEx): wait for the program's non-daemon threads, run its exit functions, flush; returns the
+    exit status."""
     status = run_main(path)
+    threading = sys.modules.get("threading")  # imported by the program, or by the zygote's start-up
+    if threading is not None:
+        try:
+            # Only where a thread besides this one was started: _shutdown writes ~35 pages the fork shares
+            # (~0.09 ms of CPU). Read without the lock (active_count takes it: more pages), as nothing else
+            # runs when no other thread does.
+            if len(threading._active) + len(threading._limbo) > 1:
+                threading._shutdown()
+        except BaseException:
+            pass
     try:
         atexit._run_exitfuncs()
         sys.stdout.flush()
@@ -69,25 +82,31 @@ def run_code(path):
 
 
 def rehearse_execution():
-    """In the zygote, once before serving: an empty program through run_main, and a seed. CPython sets up
+    """In the zygote, once before serving: an empty program through run_code, and a seed. CPython sets up
     some of its state lazily, on a function's first use: open()'s keyword parser, the type attribute cache
-    entries these calls look up. Done first in each execution, that
-    wrote pages the fork shares (each one copied, ~2 µs of CPU); done here, once, every execution finds it
-    ready. atexit is left out (it would run and clear the zygote's own exit functions), and what the
-    empty program changed (__main__, argv) is put back."""
+    entries these calls look up. Done first in each execution, that wrote pages the fork shares (each one
+    copied, ~2 µs of CPU); done here, once, every execution finds it ready. What the empty program changed
+    (__main__, argv) is put back; its exit steps find no thread and no exit function (they were dropped)."""
     zygote_main, zygote_argv = sys.modules["__main__"], sys.argv
-    if run_main(os.devnull) != 0:
+    if run_code(os.devnull) != 0:
         raise RuntimeError("the zygote's rehearsal of an empty program failed")
     sys.modules["__main__"], sys.argv = zygote_main, zygote_argv
+    random_instance.gauss_next = None  # what random.seed() resets besides the state; prepare_ahead does not
     prepare_ahead()
+
+
+# random's module instance and the C seed method under its Python one (below).
+random_instance, seed_from_urandom = random._inst, _random.Random.seed
 
 
 def prepare_ahead():
     """In a standby, before its request: the seed a cold run's import of `random` would make (the fork
-    skipped CPython's after-fork handlers, random's among them). Nothing else: running a throwaway program
-    here to copy ahead the pages a program writes was tried, and cost more CPU than it saved (it writes
-    pages the request's program would not), 0.5 ms per execution."""
-    random.seed()
+    skipped CPython's after-fork handlers, random's among them). Through the C method: random.seed() adds
+    only argument checks and `gauss_next = None` (the rehearsal set it), and wrote ~15 pages more, ~0.04 ms
+    of CPU per execution. Nothing else: running a throwaway program here to copy ahead the pages a program
+    writes was tried, and cost more CPU than it saved (it writes pages the request's program would not),
+    0.5 ms per execution."""
+    seed_from_urandom(random_instance)
 
 
 def run_execution(environment_differs):
@@ -134,6 +153,13 @@ if len(os.listdir("/proc/self/task")) != 1:
 # .pth file that imports modules built with namedtuple, say), which is why the cost came and went with
 # the machine. One small compile here makes every execution's compile start warm.
 compile(b"def f(x):\n    return [y for y in x if y]\n", "<e2beval-warm-up>", "exec")
+# Exit functions registered while this interpreter started (by site, a .pth file, an imported module)
+# belong to the zygote, not to the executions it forks: a fork server's child does not run its parent's
+# (multiprocessing's do not), and one that removed a file the zygote made would break every later
+# execution. The zygote never exits normally, so they are dropped: an execution runs exactly the exit
+# functions its own program registers. (A .pth file on this project's CI machine registers one, which
+# each execution also paid for: ~0.06 ms of CPU.)
+atexit._clear()
 rehearse_execution()
 # Looked up once here: a ctypes function's first lookup on the library builds and caches it, in whichever
 # process makes it (in each execution's, ~30 pages written after the fork).

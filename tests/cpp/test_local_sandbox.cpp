@@ -163,6 +163,19 @@ TEST_CASE("a traceback shows the program's frames only, warm or cold") {
     CHECK(result.stderr_data.find("ZeroDivisionError: division by zero") != std::string::npos);
 }
 
+TEST_CASE("a program ends as an interpreter does: its non-daemon threads finish, then its exit functions run") {
+    // The warm child ends through run_code (python_zygote.py), not through the interpreter's own exit, so it
+    // must keep CPython's order: join non-daemon threads, run atexit, flush. A daemon thread is not waited for.
+    const auto result = run(
+        "import atexit, threading, time\n"
+        "atexit.register(lambda: print('exit function'))\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), print('late thread')), daemon=False).start()\n"
+        "threading.Thread(target=lambda: (time.sleep(30), print('daemon')), daemon=True).start()\n"
+        "print('main done')\n");
+    CHECK_MESSAGE(result.outcome == Outcome::ok, result.detail << result.stderr_data);
+    CHECK(result.stdout_data == "main done\nlate thread\nexit function\n");
+}
+
 TEST_CASE("code cannot open a connection to a port listening on the host's 127.0.0.1") {
     const testing::LoopbackListener listener;
     const auto port = listener.port();
