@@ -84,6 +84,14 @@ public:
     // sessions starts filling it now, in the background, instead of after the first create_session() of this
     // kind. A backend without one ignores it.
     virtual void keep_sessions_ready(const SessionOptions& options) { (void)options; }
+    // Executions like `like` (its language, isolation and template) will come, up to `concurrency` at a time:
+    // a backend that keeps something ready for them (the local pool's zygotes) starts it now, in the
+    // background, and returns without waiting for it, so it gets ready while the caller still prepares (loads
+    // a dataset, say). A backend with nothing to prepare, or that cannot, ignores it: the executions still run.
+    virtual void prepare_executions(const ExecRequest& like, std::size_t concurrency) {
+        (void)like;
+        (void)concurrency;
+    }
     virtual std::vector<SessionInfo> list_sessions() = 0;
     virtual std::shared_ptr<Session> find_session(const std::string& id) = 0;
 

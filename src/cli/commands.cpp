@@ -344,19 +344,23 @@ std::vector<std::size_t> ks_option(const ParsedArgs& args) {
 int humaneval_command(const ParsedArgs& args, const Profile& profile) {
     const std::filesystem::path dataset = *args.value("--humaneval");
     const auto ks = ks_option(args);
-    const auto tasks = load_humaneval(dataset);
-    std::vector<HumanEvalSample> samples;
-    if (const auto path = args.value("--samples")) samples = load_samples(*path);
-    const auto backend = sandbox_backend(args, true);
-    auto& sandbox = *backend;
+    const auto jobs = jobs_option(args);
     ExecRequest settings;
     settings.limits = profile.limits;
     settings.isolation = profile.isolation;
     settings.template_name = args.value("--template").value_or("");
+    const auto backend = sandbox_backend(args, true);
+    auto& sandbox = *backend;
+    // The interpreters start (~45 ms) while the dataset and samples load: a missing or bad file still
+    // fails before any execution, and the zygotes end with the backend.
+    sandbox.prepare_executions(settings, jobs);
+    const auto tasks = load_humaneval(dataset);
+    std::vector<HumanEvalSample> samples;
+    if (const auto path = args.value("--samples")) samples = load_samples(*path);
     const auto total = samples.empty() ? tasks.size() : samples.size();
     ProgressBar bar("humaneval", total, !args.flag("--json"));
     BatchOptions batch;
-    batch.jobs = jobs_option(args);
+    batch.jobs = jobs;
     batch.on_done = [&bar](std::size_t, std::size_t done, std::size_t) { bar.update(done); };
     const auto started = std::chrono::steady_clock::now();
     const auto report = evaluate_humaneval(sandbox, tasks, samples, settings, ks, batch);

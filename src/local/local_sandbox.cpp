@@ -403,6 +403,16 @@ void LocalSandbox::warm_up(std::size_t count, const IsolationProfile& isolation)
     if (pool_) pool_->warm_up(local::WarmPoolKey{isolation, "", ""}, count);
 }
 
+void LocalSandbox::prepare_executions(const ExecRequest& like, std::size_t concurrency) {
+    if (!pool_ || like.language != Language::python) return;
+    try {
+        pool_->launch_ahead(warm_key(*settings_, like), concurrency);
+    } catch (const error&) {
+        // An unknown template, or a pool that cannot start here: each execution meets the same and says so
+        // (or runs cold, as run() does).
+    }
+}
+
 std::vector<int> LocalSandbox::zygote_pids() const {
     std::vector<int> pids;
     if (pool_)

@@ -97,6 +97,19 @@ void WarmPool::warm_up(const WarmPoolKey& key, std::size_t count) {
     for (auto& zygote : started) release(key, std::move(zygote), true);
 }
 
+void WarmPool::launch_ahead(const WarmPoolKey& key, std::size_t count) {
+    for (;;) {
+        {
+            std::lock_guard lock(mutex_);
+            if (idle_[key].size() >= count || live_ >= max_zygotes_) return;
+            ++live_;
+        }
+        auto zygote = launch(key);  // on failure it gives its place back and throws
+        std::lock_guard lock(mutex_);
+        idle_[key].push_back(std::move(zygote));
+    }
+}
+
 WarmPool::~WarmPool() {
     std::lock_guard lock(mutex_);
     for (const auto& weak : all_)

@@ -46,6 +46,9 @@ public:
     // Starts zygotes until `count` are idle for `key` (or the pool is full), all at once, then waits until
     // they are ready.
     void warm_up(const WarmPoolKey& key, std::size_t count);
+    // Launches zygotes until `count` are idle for `key` (ready or starting) or the pool is full, and returns
+    // while they start: an execution that takes one before it is ready waits for it (local_sandbox.cpp).
+    void launch_ahead(const WarmPoolKey& key, std::size_t count);
     // Host pids of the live zygotes' init processes.
     std::vector<pid_t> zygote_init_pids();
 

@@ -327,3 +327,51 @@ TEST_CASE("concurrent warm executions while zygotes are replaced all succeed (st
     INFO("first failure: " << first_failure);
     CHECK(failed == 0);
 }
+
+TEST_CASE("prepare_executions launches zygotes for the coming requests and returns while they start") {
+    LocalSandboxOptions options;
+    options.pool.enabled = true;
+    options.pool.max_zygotes = 3;
+    LocalSandbox sandbox(options);
+    ExecRequest like;
+    like.code = "print(1)";
+    sandbox.prepare_executions(like, 2);
+    const auto launched = sandbox.zygote_pids();
+    CHECK(launched.size() == 2);  // launched now, before any execution asks
+    sandbox.prepare_executions(like, 2);  // idle ones (ready or starting) count: no more are launched
+    CHECK(sandbox.zygote_pids() == launched);
+
+    // Two executions at once take the two prepared zygotes (one may still be starting: it is waited for).
+    boost::asio::io_context context;
+    std::vector<ExecResult> results;
+    for (int i = 0; i < 2; ++i)
+        sandbox.async_execute(like, boost::asio::bind_executor(context, [&](boost::system::error_code ec, ExecResult result) {
+                                  CHECK_FALSE(ec);
+                                  results.push_back(std::move(result));
+                              }));
+    context.run();
+    REQUIRE(results.size() == 2);
+    for (const auto& result : results) {
+        CHECK(result.warm);
+        CHECK(result.stdout_data == "1\n");
+    }
+    CHECK(sandbox.zygote_pids() == launched);
+
+    ExecRequest unknown = like;  // a request that cannot be prepared is left to its executions to report
+    unknown.template_name = "no-such-template";
+    CHECK_NOTHROW(sandbox.prepare_executions(unknown, 2));
+    ExecRequest other_language = like;
+    other_language.language = Language::javascript;
+    CHECK_NOTHROW(sandbox.prepare_executions(other_language, 2));
+    CHECK(sandbox.zygote_pids() == launched);
+}
+
+TEST_CASE("prepare_executions does nothing when the pool is disabled") {
+    LocalSandboxOptions options;
+    options.pool.enabled = false;
+    LocalSandbox sandbox(options);
+    ExecRequest like;
+    like.code = "print(1)";
+    sandbox.prepare_executions(like, 2);
+    CHECK(sandbox.zygote_pids().empty());
+}

@@ -85,6 +85,9 @@ public:
 
     // Starts zygotes until `count` are idle for `isolation` (no-op when the pool is disabled).
     void warm_up(std::size_t count, const IsolationProfile& isolation = {});
+    // Launches zygotes for Python requests like `like` until `concurrency` are idle (ready or starting), and
+    // returns while they start (no-op when the pool is disabled or cannot start).
+    void prepare_executions(const ExecRequest& like, std::size_t concurrency) override;
     // Host pids of the live zygotes' sandbox init processes (the zygote interpreter is its child).
     std::vector<int> zygote_pids() const;
     // Host pids of the sandbox init processes of the sessions the pool keeps ready (not yet handed out).
