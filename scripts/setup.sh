@@ -59,8 +59,9 @@ stamp="$ROOT/tools/promptfoo/node_modules/.e2beval-installed"
 if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp" ]; then
   say "installing promptfoo and node@22 into tools/promptfoo (npm install, versions pinned by package-lock.json)"
   # `npm install` rather than `npm ci`: npm's lock files omit other platforms' optional packages, which
-  # makes `npm ci` refuse a lock written on another machine.
-  (cd tools/promptfoo && npm install --no-audit --no-fund --loglevel=error)
+  # makes `npm ci` refuse a lock written on another machine. --no-save: installs what the lock pins but
+  # never rewrites it (a newer npm added other platforms' entries, leaving the checkout modified).
+  (cd tools/promptfoo && npm install --no-save --no-audit --no-fund --loglevel=error)
   touch "$stamp"
 else
   say "promptfoo: already installed"
@@ -72,7 +73,7 @@ fi
 stamp="$ROOT/node_modules/.e2beval-installed"
 if [ ! -f "$stamp" ] || [ "$ROOT/package-lock.json" -nt "$stamp" ] || [ "$ROOT/package.json" -nt "$stamp" ]; then
   say "installing the E2B JavaScript SDKs (@e2b/code-interpreter, e2b) into node_modules (versions pinned by package-lock.json)"
-  npm install --no-audit --no-fund --loglevel=error
+  npm install --no-save --no-audit --no-fund --loglevel=error
   touch "$stamp"
 else
   say "E2B JavaScript SDKs: already installed"
