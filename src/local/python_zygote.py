@@ -28,6 +28,9 @@ import sys
 import atexit, bisect, builtins, collections, contextlib, copy, functools, heapq, io, json  # noqa: E401,F401
 import itertools, math, operator, re, string, traceback, types, typing  # noqa: E401,F401
 
+# random's module instance and the C seed method under its Python one (prepare_ahead says why).
+random_instance, seed_from_urandom = random._inst, _random.Random.seed
+
 
 def run_main(path):
     """Runs the program at `path` as __main__ like `python -I -B -u main.py` would, and returns the exit
@@ -93,10 +96,6 @@ def rehearse_execution():
     sys.modules["__main__"], sys.argv = zygote_main, zygote_argv
     random_instance.gauss_next = None  # what random.seed() resets besides the state; prepare_ahead does not
     prepare_ahead()
-
-
-# random's module instance and the C seed method under its Python one (below).
-random_instance, seed_from_urandom = random._inst, _random.Random.seed
 
 
 def prepare_ahead():
