@@ -67,8 +67,13 @@ def main():
         parser.error(f"use at least {2 * CHECKPOINT} executions")
 
     half = args.executions // 2
-    for index in range(len(PROGRAMS)):  # warm-up: one-time state (interpreter lookup, filters)
+    # Warm-up: one-time state (interpreter lookup, filters), and the warm pool at the size the concurrent
+    # phase gives it (one zygote per worker, each with its cgroups and control socket), which it keeps
+    # afterwards by design: that is the baseline, and anything beyond it at the end is a leak.
+    for index in range(len(PROGRAMS)):
         run_one(index)
+    with concurrent.futures.ThreadPoolExecutor(args.workers) as pool:
+        list(pool.map(run_one, range(args.workers * len(PROGRAMS))))
     baseline = snapshot()
     print(f"baseline: {baseline}")
     outcomes = {}
@@ -88,12 +93,19 @@ def main():
                 phases["concurrent"].append(snapshot())
                 print(f"concurrent {done}/{total}: {phases['concurrent'][-1]}", flush=True)
     elapsed = time.monotonic() - started
+    # Work the last executions left in the background (a deferred reap, a zygote being replaced, its
+    # thread ending) gets a few seconds to finish: a leak is what is still there after that.
+    counted = ("fds", "mounts", "cgroups", "children", "tmp_entries", "threads")
+    settle_until = time.monotonic() + 10
     final = snapshot()
+    while any(final[key] != baseline[key] for key in counted) and time.monotonic() < settle_until:
+        time.sleep(0.2)
+        final = snapshot()
     print(f"final:    {final}")
     print(f"{args.executions} executions in {elapsed:.1f} s ({args.executions / elapsed:.1f}/s); outcomes: {outcomes}")
 
     problems = []
-    for key in ("fds", "mounts", "cgroups", "children", "tmp_entries", "threads"):
+    for key in counted:
         if final[key] != baseline[key]:
             problems.append(f"{key}: {baseline[key]} -> {final[key]}")
     # Memory: the first executions of each phase grow the allocator (one arena per worker thread);
