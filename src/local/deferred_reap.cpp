@@ -134,6 +134,8 @@ void release_after_result(UniqueFd namespace_reference) {
 
 void finish_deferred_reaps() { Reaper::instance().finish(); }
 
-std::size_t namespaces_released_after_results() noexcept { return namespaces_released.load(std::memory_order_relaxed); }
+std::size_t namespaces_released_after_results() noexcept {
+    return namespaces_released.load(std::memory_order_relaxed);
+}
 
 }  // namespace e2beval::local

@@ -15,9 +15,10 @@
 //            standby and report it, wait for the program, report its end (with its mount namespace, for
 //            the supervisor to release after the result: hand_over_mount_namespace).
 //   standby: join its cgroup (v1), close every fd but its own socket, mount its own workspace, /dev/shm
-//            and /proc, hand the zygote its mount namespace; (Python seeds random); wait for the request; give the workspace the request's size, copy the code to /tmp/main.py, take the
-//            stdio, then the cold path's containment (rlimits, capabilities, no_new_privs, seccomp), close
-//            every other fd, and return to Python.
+//            and /proc, hand the zygote its mount namespace; (Python seeds random); wait for the request;
+//            give the workspace the request's size, copy the code to /tmp/main.py, take the stdio, then
+//            the cold path's containment (rlimits, capabilities, no_new_privs, seccomp), close every
+//            other fd, and return to Python.
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -197,7 +198,8 @@ void hand_over_mount_namespace(int socket) noexcept {
 int take_mount_namespace(int program_socket) noexcept {
     char tag = 0;
     int namespace_fd = -1;
-    const auto message = e2beval::local::receive_with_fds(program_socket, &tag, 1, std::span<int>(&namespace_fd, 1), MSG_DONTWAIT);
+    const auto message =
+        e2beval::local::receive_with_fds(program_socket, &tag, 1, std::span<int>(&namespace_fd, 1), MSG_DONTWAIT);
     if (message.bytes != 1 || tag != 'm' || message.fds != 1) {
         if (message.fds == 1) ::close(namespace_fd);
         return -1;
