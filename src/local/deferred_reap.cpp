@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
@@ -16,26 +15,17 @@
 #include <utility>
 
 #include "local/cgroup.hpp"
-#include "local/fd.hpp"
 
 namespace e2beval::local {
 
 namespace {
 
 struct Reap {
-    pid_t init_pid = -1;  // -1: none (a warm execution's namespace only)
+    pid_t init_pid;
     std::shared_ptr<SandboxCgroup> cgroup;
-    UniqueFd namespace_reference;
 };
 
-std::atomic<std::size_t> namespaces_released{0};
-
 void reap_now(Reap& reap) noexcept {
-    if (reap.namespace_reference) {
-        reap.namespace_reference.reset();  // its teardown waits for an RCU grace period: here, not for the result
-        namespaces_released.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (reap.init_pid < 0) return;
     ::kill(reap.init_pid, SIGKILL);  // it is exiting already; a pid not yet reaped cannot name another process
     int status = 0;
     while (::wait4(reap.init_pid, &status, __WALL, nullptr) < 0 && errno == EINTR) {
@@ -125,17 +115,9 @@ private:
 }  // namespace
 
 void reap_after_result(pid_t init_pid, std::shared_ptr<SandboxCgroup> cgroup) {
-    Reaper::instance().add(Reap{init_pid, std::move(cgroup), {}});
-}
-
-void release_after_result(UniqueFd namespace_reference) {
-    Reaper::instance().add(Reap{-1, nullptr, std::move(namespace_reference)});
+    Reaper::instance().add(Reap{init_pid, std::move(cgroup)});
 }
 
 void finish_deferred_reaps() { Reaper::instance().finish(); }
-
-std::size_t namespaces_released_after_results() noexcept {
-    return namespaces_released.load(std::memory_order_relaxed);
-}
 
 }  // namespace e2beval::local

@@ -8,10 +8,7 @@
 
 #include <sys/types.h>
 
-#include <cstddef>
 #include <memory>
-
-#include "local/fd.hpp"
 
 namespace e2beval::local {
 
@@ -21,16 +18,8 @@ class SandboxCgroup;
 // without one): kills and reaps the init, then removes the cgroup.
 void reap_after_result(pid_t init_pid, std::shared_ptr<SandboxCgroup> cgroup);
 
-// A warm execution's mount namespace, handed over by its zygote with the program's end (warm_serve.cpp):
-// the last reference to a mount namespace tears it down, its tmpfs mounts with it, and waits for an RCU
-// grace period, so it is dropped here, after the result, instead of in the program's exit.
-void release_after_result(UniqueFd namespace_reference);
-
 // Returns once every reap handed over so far is done. The process's exit does it too (the thread is
 // joined then), so nothing outlives an e2beval process that exits normally.
 void finish_deferred_reaps();
-
-// How many namespaces release_after_result has dropped so far in this process (tests check the handover).
-std::size_t namespaces_released_after_results() noexcept;
 
 }  // namespace e2beval::local

@@ -396,12 +396,7 @@ private:
                 }
                 continue;
             }
-            if (report.kind == ChildReport::program_ended && passed_fd >= 0) {
-                // A warm program's mount namespace (warm_serve.cpp): released after the result.
-                program_mount_namespace_ = UniqueFd(passed_fd);
-            } else if (passed_fd >= 0) {
-                ::close(passed_fd);  // no other report carries one
-            }
+            if (passed_fd >= 0) ::close(passed_fd);  // no other report carries one
             last_report_ = report;
         }
     }
@@ -597,7 +592,6 @@ private:
             result_.cgroup_version = "none";
         }
         if (init_exiting_) reap_after_result(pid_, std::move(cgroup_));
-        if (program_mount_namespace_) release_after_result(std::move(program_mount_namespace_));
         result_.isolation_level = result_.cgroup_version == "none" ? "standard" : "full";
         result_.warm = warm();
         classify();
@@ -703,7 +697,6 @@ private:
     bool zygote_healthy_ = true;
     bool program_started_ = false;
     bool standby_reported_ = false;
-    UniqueFd program_mount_namespace_;  // warm: the ended program's, handed to deferred_reap
     std::string setup_failure_;
     bool stdout_open_ = true;
     bool stderr_open_ = true;

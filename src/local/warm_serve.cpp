@@ -12,13 +12,11 @@
 // The steps, in order, are the ones the Python loop made (see python_zygote.py for the process picture):
 //   zygote:  fork the standby (pid 1 of a new pid namespace) and report it; then per request: check the
 //            standby lives, report the program's pidfd, hand the standby the request, fork the next
-//            standby and report it, wait for the program, report its end (with its mount namespace, for
-//            the supervisor to release after the result: hand_over_mount_namespace).
+//            standby and report it, wait for the program, report its end.
 //   standby: join its cgroup (v1), close every fd but its own socket, mount its own workspace, /dev/shm
-//            and /proc, hand the zygote its mount namespace; (Python seeds random); wait for the request;
-//            give the workspace the request's size, copy the code to /tmp/main.py, take the stdio, then
-//            the cold path's containment (rlimits, capabilities, no_new_privs, seccomp), close every
-//            other fd, and return to Python.
+//            and /proc; (Python seeds random); wait for the request; give the workspace the request's size, copy the code to /tmp/main.py, take the
+//            stdio, then the cold path's containment (rlimits, capabilities, no_new_privs, seccomp), close
+//            every other fd, and return to Python.
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -182,31 +180,6 @@ int join_execution_cgroup(int cgroup) noexcept {
 int standby_socket = -1;
 bool standby_mounted = false;
 
-// In a standby, once its mounts are made: a reference to its mount namespace, for the zygote to pass on
-// with the program's end (take_mount_namespace). The last reference to a mount namespace tears it down
-// and waits for an RCU grace period (~0.1-0.5 ms, most of it idle); held elsewhere, that wait happens in
-// the supervisor's background thread (deferred_reap.hpp), not in the program's exit, which the result
-// waits for. Best effort: without it the exit pays as before.
-void hand_over_mount_namespace(int socket) noexcept {
-    const int namespace_fd = ::open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-    if (namespace_fd < 0) return;
-    e2beval::local::send_with_fds(socket, "m", {namespace_fd});
-    ::close(namespace_fd);
-}
-
-// In the zygote, once the program is reaped: the reference its standby handed over, or -1 (none came).
-int take_mount_namespace(int program_socket) noexcept {
-    char tag = 0;
-    int namespace_fd = -1;
-    const auto message =
-        e2beval::local::receive_with_fds(program_socket, &tag, 1, std::span<int>(&namespace_fd, 1), MSG_DONTWAIT);
-    if (message.bytes != 1 || tag != 'm' || message.fds != 1) {
-        if (message.fds == 1) ::close(namespace_fd);
-        return -1;
-    }
-    return namespace_fd;
-}
-
 // Forks the next execution's process ahead of its request. In the child (the standby) this returns
 // pid -2, its mounts made, for Python to seed random and then call e2beval_warm_take_request; in the
 // zygote, the standby (pid -1 when it could not be made).
@@ -238,7 +211,6 @@ Standby start_standby() {
         if (keep > 3 && ::syscall(SYS_close_range, 3u, keep - 1, 0u) != 0) ::_exit(127);
         if (::syscall(SYS_close_range, keep + 1, ~0u, 0u) != 0) ::_exit(127);
         standby_mounted = e2beval_warm_mount_own_workspace() == 0;
-        if (standby_mounted) hand_over_mount_namespace(ends[1]);
         standby_socket = ends[1];
         return {-2, -1};
     }
@@ -308,8 +280,7 @@ E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
         bool served = report_pidfd(program, [&](int pidfd) { return e2beval_warm_report_started(channel, pidfd); }) == 0;
         if (served && !send_request(standby.socket, buffer, static_cast<std::size_t>(request.bytes), request.fds))
             served = e2beval_warm_record_failure("sendmsg(request to its process)", errno) == 0;
-        // Kept open until the program is reaped: its mount namespace reference waits there.
-        const int program_socket = standby.socket;
+        ::close(standby.socket);
         for (std::size_t i = 0; i + 1 < kRequestFds; ++i) ::close(request.fds[i]);
         if (served) {
             standby = start_standby();  // the next one, while this program runs
@@ -320,7 +291,6 @@ E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
         }
         if (!served) {
             // The supervisor ends this zygote when the report says so; the program runs or ends on its own.
-            ::close(program_socket);
             e2beval_warm_report_failure(channel);
             ::close(channel);
             continue;
@@ -329,10 +299,7 @@ E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
         rusage usage{};
         while (::wait4(program, &status, 0, &usage) < 0 && errno == EINTR) {
         }
-        const int mount_namespace = take_mount_namespace(program_socket);
-        ::close(program_socket);
-        e2beval_warm_report_ended(channel, status, &usage, mount_namespace);
-        if (mount_namespace >= 0) ::close(mount_namespace);  // the supervisor's copy is the last one now
+        e2beval_warm_report_ended(channel, status, &usage);
         ::close(channel);
     }
 }

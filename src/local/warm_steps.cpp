@@ -241,13 +241,8 @@ E2BEVAL_WARM_API int e2beval_warm_report_started(int fd, int pidfd) {
     return 0;
 }
 
-E2BEVAL_WARM_API void e2beval_warm_report_ended(int fd, int wait_status, const struct rusage* usage,
-                                                int mount_namespace) {
-    if (mount_namespace < 0) {
-        send_child_report(fd, program_ended_report(wait_status, *usage));
-        return;
-    }
-    send_child_report_with_fd(fd, program_ended_report(wait_status, *usage), mount_namespace);
+E2BEVAL_WARM_API void e2beval_warm_report_ended(int fd, int wait_status, const struct rusage* usage) {
+    send_child_report(fd, program_ended_report(wait_status, *usage));
 }
 
 // ---- Sessions: the agent's children --------------------------------------------------------------------------

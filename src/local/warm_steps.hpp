@@ -20,8 +20,7 @@ void e2beval_warm_report_bug(int fd, const char* text);
 int e2beval_warm_report_ready(int fd, int pid, int standby_pidfd);
 int e2beval_warm_report_standby(int fd, int standby_pidfd);
 int e2beval_warm_report_started(int fd, int pidfd);
-// `mount_namespace`: the program's mount namespace for the supervisor to release (-1: none).
-void e2beval_warm_report_ended(int fd, int wait_status, const struct rusage* usage, int mount_namespace);
+void e2beval_warm_report_ended(int fd, int wait_status, const struct rusage* usage);
 int e2beval_warm_record_failure(const char* call, int error);
 int e2beval_warm_cgroup_task_files();
 }

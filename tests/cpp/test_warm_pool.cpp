@@ -8,13 +8,11 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
-#include <filesystem>
 #include <optional>
 #include <set>
 
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/local/local_sandbox.hpp"
-#include "local/deferred_reap.hpp"
 
 using namespace e2beval;
 
@@ -80,39 +78,6 @@ TEST_CASE("state does not leak between two executions from the same zygote") {
     CHECK(second.warm);
     CHECK(second.stdout_data == "False False\nFalse [1] False False\n-1\nno listener\n[1]\n");
     CHECK(sandbox.zygote_pids() == zygotes);  // really the same zygote
-}
-
-// This process's open fds that hold a mount namespace ("mnt:[...]").
-int open_mount_namespaces() {
-    int count = 0;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        std::error_code ignored;
-        if (std::filesystem::read_symlink(entry.path(), ignored).string().rfind("mnt:[", 0) == 0) ++count;
-    }
-    return count;
-}
-
-TEST_CASE("a warm execution's mount namespace reaches the supervisor with its end and is released after the result") {
-    auto sandbox = one_zygote_sandbox();
-    sandbox.warm_up(1);
-    local::finish_deferred_reaps();
-    const auto released_before = local::namespaces_released_after_results();
-    for (int i = 0; i < 3; ++i) {
-        const auto result = run(sandbox, "open('/tmp/kept.txt', 'w').write('x' * 4096)\nprint('ok')");
-        REQUIRE(result.outcome == Outcome::ok);
-        CHECK(result.warm);
-        CHECK(result.stdout_data == "ok\n");
-    }
-    local::finish_deferred_reaps();
-    // Each execution's namespace came over (the program's exit did not tear it down) and is gone now.
-    CHECK(local::namespaces_released_after_results() - released_before == 3);
-    CHECK(open_mount_namespaces() == 0);
-    // A failed execution hands its namespace over too.
-    const auto failed = run(sandbox, "raise SystemExit(4)");
-    CHECK(failed.exit_code == 4);
-    local::finish_deferred_reaps();
-    CHECK(local::namespaces_released_after_results() - released_before == 4);
-    CHECK(open_mount_namespaces() == 0);
 }
 
 TEST_CASE("each execution from one zygote gets a fresh random seed and exactly its own environment") {
