@@ -257,9 +257,9 @@ def main() -> int:
         warm_cpu, floor_cpu = bl.median(cpu["warm"]), bl.median(cpu["floor"])
         report.row(f"CPU per execution, whole machine, {WORKERS} workers: warm", bl.ms(warm_cpu),
                    f"fork floor {bl.ms(floor_cpu)}", bl.times(warm_cpu / floor_cpu), "(info)", None)
-        # One worker already keeps more than one core busy (the next standby is forked and set up, and the
-        # last namespace released, while an execution runs), so at this CPU per execution the 2/1 ratio
-        # cannot exceed WORKERS / those cores, however little idle time two workers leave.
+        # One worker already keeps more than one core busy (the next standby is forked and set up while an
+        # execution runs), so at this CPU per execution the 2/1 ratio cannot exceed WORKERS / those cores,
+        # however little idle time two workers leave.
         one_job_cores = bl.median(cpu["warm1"]) * one_job
         report.row("cores busy, warm, 1 worker (CPU per execution x rate)", f"{one_job_cores:.2f}",
                    f"2/1 ceiling {WORKERS / one_job_cores:.2f}x", "-", "(info)", None)
