@@ -38,7 +38,7 @@ struct LocalSandboxOptions {
         bool enabled = true;
         std::size_t max_zygotes = 8;  // each serves one execution at a time; beyond this, executions run cold
         // A zygote is replaced after this many executions: a bound on what it could accumulate, though its
-        // RSS and fds stay flat (scripts/soak.sh); each start costs ~50 ms of CPU, ~0.03 ms per execution.
+        // RSS and fds stay flat (scripts/soak.sh); a start costs ~40 ms of CPU, ~0.02 ms per execution.
         unsigned max_uses = 2000;
     } pool;
     // Pool of ready sessions (docs/sessions.md): how many sessions to keep started ahead of demand for each
