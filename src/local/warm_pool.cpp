@@ -74,7 +74,9 @@ void WarmPool::release(const WarmPoolKey& key, std::shared_ptr<Zygote> zygote, b
 }
 
 void WarmPool::warm_up(const WarmPoolKey& key, std::size_t count) {
-    // Launched together (each interpreter starts on its own core), then waited for.
+    // Launched together (each interpreter starts on its own core), then waited for. Not launch_ahead plus
+    // a wait: the zygotes are taken out of idle_ while they start, because waiting reads a zygote's
+    // start-up report and sets `ready`, and an execution that took one from idle_ would wait on it too.
     std::vector<std::shared_ptr<Zygote>> started;
     for (;;) {
         {
