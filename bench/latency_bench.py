@@ -4,7 +4,9 @@ after 100 ms idle) and cold, and throughput with 2 workers and with 1 (execute_m
 
 Throughput also has a floor: the fork server with no isolation at all (fork_floor_program(), two of them at
 once), and both print the whole machine's CPU time per execution, so the warm figure reads as "the floor
-of forking CPython on this machine, plus what isolation costs".
+of forking CPython on this machine, plus what isolation costs". One worker is also measured in a fresh
+process confined to one core (ONE_CORE_PROGRAM), to show how far two workers scale against a worker that
+uses a single core.
 
 Usage: .venv/bin/python bench/latency_bench.py [--warm N] [--idle N] [--cold N] [--warm-batch N] [--cold-batch N] [--rounds N] [--json]
 """
@@ -154,6 +156,35 @@ def plain_throughput(python: str, count: int) -> float:
     return count / (time.perf_counter() - started)
 
 
+# One worker with the whole process confined to one core, in a fresh process (its zygote and every standby
+# inherit the mask): no execution overlaps the next one's preparation, so this is one worker's rate when it
+# uses one core. Two workers against it show how far two cores scale when each worker is held to one.
+ONE_CORE_PROGRAM = r"""
+import os, sys, time
+os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+import e2beval
+count, level = int(sys.argv[1]), sys.argv[2]
+options = {"isolation": {"minimum_level": level}}
+e2beval.execute_many(["print(1)"] * 50, jobs=1, **options)
+started = time.perf_counter()
+results = e2beval.execute_many(["print(1)"] * count, jobs=1, **options)
+wall = time.perf_counter() - started
+bad = [r for r in results if r.get("outcome") != "ok" or r.get("stdout") != "1\n"]
+if bad:
+    sys.exit(f"one core: print(1) gave {bad[0].get('outcome')!r}: {str(bad[0].get('detail'))[:200]}")
+print(count / wall)
+"""
+
+
+def one_core_throughput(count: int, min_isolation: str) -> float:
+    """Executions per second of one worker in a fresh process confined to one core (ONE_CORE_PROGRAM)."""
+    done = subprocess.run([sys.executable, "-c", ONE_CORE_PROGRAM, str(count), min_isolation],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"one-core worker exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    return float(done.stdout)
+
+
 def wait_for_zygotes(e2beval: Any, count: int, seconds: float = 15.0) -> None:
     deadline = time.monotonic() + seconds
     while len(e2beval.pool_info()) < count:
@@ -188,7 +219,7 @@ def main() -> int:
                f"{rounds} interleaved rounds; isolation >= {args.min_isolation}")
 
     lat = {"warm": [], "idle": [], "cold": [], "plain": []}
-    thr = {"warm": [], "warm1": [], "cold": [], "plain": [], "floor": []}
+    thr = {"warm": [], "warm1": [], "warm1core": [], "cold": [], "plain": [], "floor": []}
     cpu = {"warm": [], "floor": [], "warm1": []}  # whole-machine CPU seconds per execution
     try:
         with bl.ContentionMonitor() as monitor:
@@ -212,11 +243,13 @@ def main() -> int:
                     thr["floor"].append(fork_floor_throughput(python, args.warm_batch, cpu["floor"]))
                     thr["warm1"].append(e2beval_throughput(e2beval, args.warm_batch, "warm batch, 1 job", jobs=1,
                                                            cpu=cpu["warm1"], **warm_options))
+                    thr["warm1core"].append(one_core_throughput(args.warm_batch, args.min_isolation))
                 report.say(
                     f"  round {index + 1}: p50 plain {bl.ms(bl.median(lat['plain']))}, cold {bl.ms(bl.median(lat['cold']))}"
                     + (f", warm {bl.ms(bl.median(lat['warm']))}, after idle {bl.ms(bl.median(lat['idle']))}" if pool else "")
                     + f"; exec/s plain {thr['plain'][-1]:.0f}, cold {thr['cold'][-1]:.0f}"
-                    + (f", warm {thr['warm'][-1]:.0f} (1 job {thr['warm1'][-1]:.0f}), fork floor {thr['floor'][-1]:.0f}"
+                    + (f", warm {thr['warm'][-1]:.0f} (1 job {thr['warm1'][-1]:.0f}, on one core "
+                       f"{thr['warm1core'][-1]:.0f}), fork floor {thr['floor'][-1]:.0f}"
                        if pool else "")
                 )
     except (RuntimeError, e2beval.Error) as error:
@@ -263,6 +296,11 @@ def main() -> int:
         one_job_cores = bl.median(cpu["warm1"]) * one_job
         report.row("cores busy, warm, 1 worker (CPU per execution x rate)", f"{one_job_cores:.2f}",
                    f"2/1 ceiling {WORKERS / one_job_cores:.2f}x", "-", "(info)", None)
+        # The same ratio against one worker held to one core: what two cores give when neither worker may
+        # overlap its own preparation with its execution (the gap to 2x is idle and cross-core cost).
+        one_core = bl.median(thr["warm1core"])
+        report.row(f"exec/s, warm: {WORKERS} workers / 1 worker confined to one core", f"{rate:.0f}/s",
+                   f"1 worker, 1 core {one_core:.0f}/s", bl.times(rate / one_core), "(info)", None)
     else:
         report.unavailable("p50, warm, back to back", "<= 2 ms")
         report.unavailable("p99, warm, back to back", "<= 10 ms")
