@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Dict, List
 
 import benchlib as bl
@@ -160,26 +161,23 @@ def plain_throughput(python: str, count: int) -> float:
 # inherit the mask): no execution overlaps the next one's preparation, so this is one worker's rate when it
 # uses one core. Two workers against it show how far two cores scale when each worker is held to one.
 ONE_CORE_PROGRAM = r"""
-import os, sys, time
+import os, sys
 os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+count, level, bench_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+sys.path.insert(0, bench_dir)
 import e2beval
-count, level = int(sys.argv[1]), sys.argv[2]
+import latency_bench as bench
 options = {"isolation": {"minimum_level": level}}
-e2beval.execute_many(["print(1)"] * 50, jobs=1, **options)
-started = time.perf_counter()
-results = e2beval.execute_many(["print(1)"] * count, jobs=1, **options)
-wall = time.perf_counter() - started
-bad = [r for r in results if r.get("outcome") != "ok" or r.get("stdout") != "1\n"]
-if bad:
-    sys.exit(f"one core: print(1) gave {bad[0].get('outcome')!r}: {str(bad[0].get('detail'))[:200]}")
-print(count / wall)
+bench.e2beval_throughput(e2beval, 50, "one core, warm-up", jobs=1, **options)
+print(bench.e2beval_throughput(e2beval, count, "one core", jobs=1, **options))
 """
 
 
 def one_core_throughput(count: int, min_isolation: str) -> float:
-    """Executions per second of one worker in a fresh process confined to one core (ONE_CORE_PROGRAM)."""
-    done = subprocess.run([sys.executable, "-c", ONE_CORE_PROGRAM, str(count), min_isolation],
-                          capture_output=True, text=True)
+    """Executions per second of one worker in a fresh process confined to one core (ONE_CORE_PROGRAM: this
+    module's own e2beval_throughput and its check, run there)."""
+    command = [sys.executable, "-c", ONE_CORE_PROGRAM, str(count), min_isolation, str(Path(__file__).resolve().parent)]
+    done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"one-core worker exited {done.returncode}: {done.stderr.strip()[-300:]}")
     return float(done.stdout)
