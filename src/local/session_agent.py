@@ -30,6 +30,9 @@ import time
 OUTPUT_CAP_BYTES = 1 << 20  # per stream, per cell or per command
 # Ends a stream that reached OUTPUT_CAP_BYTES, on that stream (docs/sessions.md quotes it).
 TRUNCATION_MARKER = "[e2beval: %s truncated after 1 MiB; the rest of it was dropped]\n"
+# A Python cell's output is held this long from its first write and sent as one event (ipykernel's
+# OutStream.flush_interval: E2B's Python kernel sends a cell's output so).
+OUTPUT_FLUSH_SECONDS = 0.2
 KERNEL_START_SECONDS = 10.0  # how long ready waits for a pre-started default context (the host waits 30 s)
 INTERRUPT_GRACE_SECONDS = 2.0  # after SIGINT, how long a kernel gets before it is killed and restarted
 JS_SIGINT_DELAY_SECONDS = 0.5  # JS: node's own vm timeout ends synchronous code first; SIGINT is the backstop
@@ -48,6 +51,7 @@ CONTROL_LINE_CAP_BYTES = 64 << 20  # a longer line from a kernel's channel is no
 LANGUAGES = {"python": "python", "py": "python", "python3": "python", "javascript": "javascript", "js": "javascript",
              "typescript": "typescript", "ts": "typescript", "bash": "bash", "sh": "bash", "shell": "bash"}
 NODE_LANGUAGES = ("javascript", "typescript")  # run by the JavaScript kernel
+OUTPUT_MODES = {"python": "interval", "bash": "lines", "javascript": "writes", "typescript": "writes"}  # CellOutput
 # TypeScript cells are JavaScript cells whose types node strips first (module.stripTypeScriptTypes, which
 # keeps every position, so line numbers hold): node 22.13 or 23.2 and later have it.
 TYPE_STRIPPING_NODE = ((22, 13), (23, 2))
@@ -447,6 +451,33 @@ JS_KERNEL = r'''
     }
   }
 
+  // Every write to process.stdout/stderr goes to the agent as a message of its own, as E2B's JavaScript kernel
+  // (ijavascript) forwards each write: console.log('a'); console.log('b') is two chunks, whatever the timing.
+  // Past the agent's cap per cell the writes go to the real fd, where the agent drops them cheaply; what child
+  // processes write there arrives as it comes.
+  const { StringDecoder } = require('string_decoder');
+  const framedBytes = { stdout: 0, stderr: 0 };
+  function frameWrites(name, stream) {
+    const decoder = new StringDecoder('utf8');
+    const direct = stream.write.bind(stream);
+    stream.write = function write(chunk, encoding, callback) {
+      if (typeof encoding === 'function') { callback = encoding; encoding = undefined; }
+      if (framedBytes[name] > TEXT_CAP) return direct(chunk, encoding, callback);
+      let text;
+      if (typeof chunk === 'string') text = chunk;
+      else if (chunk instanceof Uint8Array) text = decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      else return direct(chunk, encoding, callback);  // node's own error for what is no chunk
+      if (text.length > 0) {
+        framedBytes[name] += Buffer.byteLength(text);
+        send({ type: 'stream', name, text });
+      }
+      if (typeof callback === 'function') process.nextTick(callback);
+      return true;
+    };
+  }
+  frameWrites('stdout', process.stdout);
+  frameWrites('stderr', process.stderr);
+
   // Errors of callbacks and promises that outlive their cell are reported, not fatal: the context lives on.
   process.on('uncaughtException', (error) => {
     try { process.stderr.write('Uncaught ' + (error && error.stack ? error.stack : inspect(error)) + '\n'); } catch (_) { }
@@ -508,6 +539,7 @@ JS_KERNEL = r'''
 
   async function runCell(request) {
     currentCell = String(request.cell);
+    framedBytes.stdout = framedBytes.stderr = 0;
     const envs = request.envs || {};
     const saved = {};
     for (const name of Object.keys(envs)) { saved[name] = process.env[name]; process.env[name] = envs[name]; }
@@ -952,9 +984,64 @@ class OutputStreams:
             self.truncated.add(stream)
             self.emit(stream, ("" if self.ends_line[stream] else "\n") + TRUNCATION_MARKER % stream)
 
+    def feed_text(self, stream, text):
+        """Text a kernel sent as a message of its own (one write of the cell's code), under the same cap."""
+        self.feed(stream, text.encode("utf-8", "replace"))
+
     def finish(self):
         for stream in STREAMS:
             self.emit(stream, self.decoders[stream].decode(b"", final=True))
+
+
+class CellOutput:
+    """How a cell's output text becomes stdout/stderr events: as E2B's kernel for the language sends it, so a
+    client that joins or counts the chunks sees what it would see there, whatever the timing of the pipes.
+
+    - "interval" (Python, as ipykernel's OutStream): text is held from its first write for OUTPUT_FLUSH_SECONDS
+      and sent as one event, so output written close together arrives together and a long cell still streams;
+      everything held goes out before each result and at the cell's end.
+    - "lines" (bash, as bash_kernel, which reads its shell line by line): one event per line; a partial line waits
+      for its end, or for a result or the cell's end.
+    - "writes" (JavaScript, as ijavascript, which forwards every write): one event per write the kernel framed
+      on its channel, and what the pipes hold as it comes.
+    Held text is sent in the order of its first write, per stream."""
+
+    def __init__(self, deliver, mode):
+        self.deliver, self.mode = deliver, mode  # deliver(stream, text)
+        self.held = {}  # stream -> text waiting to be sent (insertion order: order of first write)
+        self.flush_at = None
+
+    def add(self, stream, text, timestamp=None):
+        if not text:
+            return
+        if self.mode == "writes":
+            self.deliver(stream, text)
+            return
+        self.held[stream] = self.held.get(stream, "") + text
+        if self.mode == "lines":
+            held = self.held[stream]
+            end = held.rfind("\n") + 1
+            if end:
+                self.held[stream] = held[end:]
+                for line in held[:end].splitlines(True):
+                    self.deliver(stream, line)
+            if not self.held[stream]:
+                del self.held[stream]
+        elif self.flush_at is None:
+            self.flush_at = time.monotonic() + OUTPUT_FLUSH_SECONDS
+
+    def flush(self):
+        held, self.held, self.flush_at = self.held, {}, None
+        for stream, text in held.items():
+            if text:
+                self.deliver(stream, text)
+
+    def next_wakeup(self):
+        return None if self.flush_at is None else self.flush_at - time.monotonic()
+
+    def check_clock(self):
+        if self.flush_at is not None and time.monotonic() >= self.flush_at:
+            self.flush()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1105,8 +1192,9 @@ class CellRun:
         self.collect_until = None  # the kernel died: until when to wait for its exit status (for the message)
         self.ended_by = None  # "restart" or "remove": restart_context / remove_context ended it
         self.cancelled = False  # interrupted or timed out before it ran
-        self.streams = OutputStreams(lambda stream, text, ts: agent.emit(
-            {"id": request_id, "type": stream, "text": text, "timestamp": ts}))
+        self.output = CellOutput(lambda stream, text: agent.emit(
+            {"id": request_id, "type": stream, "text": text, "timestamp": now_iso()}), OUTPUT_MODES[context.language])
+        self.streams = OutputStreams(lambda stream, text, ts: self.output.add(stream, text))
         self.nonce = secrets.token_hex(12)  # binds the kernel's messages to this cell (see on_message)
         self.results_sent = 0
         self.result_bytes = 0
@@ -1133,6 +1221,11 @@ class CellRun:
         if message.get("cell") != self.nonce:
             return  # an earlier cell's late message, or anything else: never this cell's
         kind = message.get("type")
+        if kind == "stream":  # one write of the cell's code, framed by its kernel (CellOutput's "writes")
+            if message.get("name") in STREAMS and isinstance(message.get("text"), str):
+                self.streams.feed_text(message["name"], message["text"])
+            return
+        self.output.flush()  # what the cell wrote before this message goes out before it
         if kind == "result":
             self.on_result(message)
         elif kind == "done":
@@ -1185,6 +1278,7 @@ class CellRun:
         if what in self.drops_reported:
             return  # one marker per kind of drop and cell
         self.drops_reported.add(what)
+        self.output.flush()
         self.agent.emit({"id": self.id, "type": "stderr", "timestamp": now_iso(), "text": RESULT_DROPPED_MARKER % (
             what, RESULTS_PER_CELL, RESULTS_BYTES_PER_CELL >> 20, RESULT_FIELD_CAP_BYTES >> 20)})
 
@@ -1207,9 +1301,12 @@ class CellRun:
         if self.collect_until is not None:
             return 0.05  # polling the dead kernel's exit status, briefly
         moment = self.kill_at if self.interrupt_reason else self.sigint_at
-        return None if moment is None else moment - time.monotonic()
+        moments = [moment - time.monotonic()] if moment is not None else []
+        flush = self.output.next_wakeup()
+        return min(moments + [flush]) if flush is not None else (moments[0] if moments else None)
 
     def check_clock(self):
+        self.output.check_clock()
         now = time.monotonic()
         if self.interrupt_reason is None and self.sigint_at is not None and now >= self.sigint_at:
             self.interrupt("timeout")
@@ -1716,6 +1813,7 @@ class Agent:
 
     def finish_cell(self, request_id, context, cell, count):
         cell.streams.finish()
+        cell.output.flush()
         outcome = cell.outcome or {}
         error = outcome.get("error")
         timed_out = cell.interrupt_reason == "timeout" or bool(outcome.get("timed_out"))
