@@ -643,6 +643,7 @@ JS_KERNEL = r'''
   const fs = require('fs');
   const net = require('net');
   const path = require('path');
+  const url = require('url');
   const util = require('util');
   const Module = require('module');
   const controlIn = Number(process.argv[1]);
@@ -790,6 +791,162 @@ JS_KERNEL = r'''
     try { return thrown !== null && typeof thrown === 'object' ? thrown.code : undefined; } catch (_) { return undefined; }
   }
 
+  // ES module syntax in a cell. E2B's JavaScript kernel turns a cell's `import` declarations into require()
+  // calls (Babel) before it runs it; here each `import` declaration becomes, on its own lines, a `var`
+  // declaration of what `await import()` gives, so the imported names stay for later cells (as any top-level
+  // `var`), ES modules (.mjs) load as well as CommonJS ones, and the cell's line numbers hold. `export` is
+  // dropped (a cell is no module others import). A small lexer skips strings, comments, template literals and
+  // regular expressions, so only real declarations are rewritten; only a cell that does not compile as a
+  // script because of them is rewritten at all.
+  const MODULE_SYNTAX = /Cannot use import statement outside a module|Unexpected token 'export'/;
+  function rewriteModuleSyntax(code) {
+    const n = code.length;
+    const edits = [];
+    let last = '';  // the previous significant token: a punctuator, a word, or 'value' (a literal)
+    const templates = [];  // brace depth at each open `${` of a template literal
+    let braces = 0;
+    const word = /[A-Za-z0-9_$\u0080-\uffff]/;
+    function space(j) {
+      for (;;) {
+        while (j < n && /\s/.test(code[j])) j++;
+        if (code.startsWith('//', j)) { while (j < n && code[j] !== '\n') j++; continue; }
+        if (code.startsWith('/*', j)) { const end = code.indexOf('*/', j + 2); j = end < 0 ? n : end + 2; continue; }
+        return j;
+      }
+    }
+    function string(j) {  // j at the quote; returns the index after the closing quote
+      const quote = code[j++];
+      while (j < n && code[j] !== quote && code[j] !== '\n') j += code[j] === '\\' ? 2 : 1;
+      return j + 1;
+    }
+    function template(j) {  // j after ` or after the } that closes a ${; returns [index, opened a ${]
+      while (j < n) {
+        if (code[j] === '\\') { j += 2; continue; }
+        if (code[j] === '`') return [j + 1, false];
+        if (code[j] === '$' && code[j + 1] === '{') return [j + 2, true];
+        j++;
+      }
+      return [n, false];
+    }
+    function regex(j) {  // j at the opening /
+      let inClass = false;
+      for (j++; j < n && code[j] !== '\n'; j++) {
+        if (code[j] === '\\') { j++; continue; }
+        if (code[j] === '[') inClass = true;
+        else if (code[j] === ']') inClass = false;
+        else if (code[j] === '/' && !inClass) { j++; break; }
+      }
+      while (j < n && word.test(code[j])) j++;  // flags
+      return j;
+    }
+    function regexMayStart() {
+      if (last === '' || last === 'value') return last === '';
+      if (/^[A-Za-z_$]/.test(last)) {
+        return /^(return|typeof|case|do|else|in|instanceof|new|delete|void|throw|yield|await|of)$/.test(last);
+      }
+      return last !== ')' && last !== ']';
+    }
+    function readWord(j) { let k = j; while (k < n && word.test(code[k])) k++; return code.slice(j, k); }
+    // One import declaration from `start` (at "import"); null when it is not one this rewrite understands.
+    function importDeclaration(start) {
+      let j = space(start + 6);
+      let names = null, namespace = null, defaultName = null;
+      if (code[j] !== '"' && code[j] !== "'") {
+        if (word.test(code[j]) && code[j] !== '{') {
+          defaultName = readWord(j);
+          j = space(j + defaultName.length);
+          if (code[j] === ',') j = space(j + 1);
+        }
+        if (code[j] === '*') {
+          j = space(j + 1);
+          if (readWord(j) !== 'as') return null;
+          j = space(j + 2);
+          namespace = readWord(j);
+          if (!namespace) return null;
+          j = space(j + namespace.length);
+        } else if (code[j] === '{') {
+          const close = code.indexOf('}', j);
+          if (close < 0) return null;
+          names = code.slice(j + 1, close).split(',').map((part) => part.trim()).filter((part) => part.length > 0)
+            .map((part) => part.replace(/\s+as\s+/, ': '));
+          j = space(close + 1);
+        }
+        if (readWord(j) !== 'from') return null;
+        j = space(j + 4);
+      }
+      if (code[j] !== '"' && code[j] !== "'") return null;
+      const specifierEnd = string(j);
+      let specifier = code.slice(j + 1, specifierEnd - 1);
+      j = space(specifierEnd);
+      let options = '';
+      const keyword = readWord(j);
+      if (keyword === 'with' || keyword === 'assert') {
+        const open = space(j + keyword.length);
+        const close = code.indexOf('}', open);
+        if (code[open] !== '{' || close < 0) return null;
+        options = ', { with: ' + code.slice(open, close + 1) + ' }';
+        j = close + 1;
+      }
+      const end = code[space(j)] === ';' ? space(j) + 1 : j;
+      if (/^\.{1,2}\//.test(specifier) || specifier.startsWith('/')) {
+        specifier = url.pathToFileURL(path.resolve(process.cwd(), specifier)).href;  // as from a file in the cwd
+      }
+      const load = 'await import(' + stringify(specifier) + options + ')';
+      let statement;
+      if (namespace !== null) statement = 'var ' + namespace + ' = ' + load + (defaultName ? ', ' + defaultName + ' = ' + namespace + '.default' : '') + ';';
+      else if (names !== null) statement = 'var { ' + (defaultName ? 'default: ' + defaultName + ', ' : '') + names.join(', ') + ' } = ' + load + ';';
+      else if (defaultName !== null) statement = 'var ' + defaultName + ' = (' + load + ').default;';
+      else statement = load + ';';
+      return [end, statement];
+    }
+    function exportDeclaration(start) {  // `export` and what goes with it: the statement stays, the export goes
+      const j = space(start + 6);
+      const next = readWord(j);
+      if (next === 'default') return [space(j + 7), ''];
+      if (/^(const|let|var|function|class|async)$/.test(next)) return [j, ''];
+      let end = j;  // export { ... } [from '...'], export * [as x] from '...': nothing of it stays
+      while (end < n && code[end] !== ';' && code[end] !== '\n') end = code[end] === '"' || code[end] === "'" ? string(end) : end + 1;
+      return [end < n && code[end] === ';' ? end + 1 : end, ''];
+    }
+    let i = 0;
+    while (i < n) {
+      i = space(i);
+      if (i >= n) break;
+      const c = code[i];
+      if (c === '"' || c === "'") { i = string(i); last = 'value'; continue; }
+      if (c === '`') { const [next, opened] = template(i + 1); if (opened) templates.push(braces); i = next; last = 'value'; continue; }
+      if (c === '}' && templates.length > 0 && templates[templates.length - 1] === braces) {
+        templates.pop();
+        const [next, opened] = template(i + 1);
+        if (opened) templates.push(braces);
+        i = next; last = 'value'; continue;
+      }
+      if (c === '/' && regexMayStart()) { i = regex(i); last = 'value'; continue; }
+      if (word.test(c)) {
+        const name = readWord(i);
+        const after = space(i + name.length);
+        if (last !== '.' && /^[A-Za-z_$]/.test(name) && (name === 'import' || name === 'export')) {
+          const follows = code[after];
+          const declaration = name === 'import' ? (follows !== '(' && follows !== '.' ? importDeclaration(i) : null)
+            : exportDeclaration(i);
+          if (declaration !== null) {
+            const lines = code.slice(i, declaration[0]).split('\n').length - 1;  // kept, so line numbers hold
+            edits.push([i, declaration[0], declaration[1] + '\n'.repeat(lines)]);
+            i = declaration[0]; last = ';'; continue;
+          }
+        }
+        i += name.length; last = /^[0-9]/.test(name) ? 'value' : name; continue;
+      }
+      if (c === '{') braces++;
+      else if (c === '}') braces--;
+      last = c; i++;
+    }
+    if (edits.length === 0) return null;
+    let rewritten = '', from = 0;
+    for (const [start, end, text] of edits) { rewritten += code.slice(from, start) + text; from = end; }
+    return rewritten + code.slice(from);
+  }
+
   async function runCell(request) {
     currentCell = String(request.cell);
     framedBytes.stdout = framedBytes.stderr = 0;
@@ -798,11 +955,17 @@ JS_KERNEL = r'''
     for (const name of Object.keys(envs)) { saved[name] = process.env[name]; process.env[name] = envs[name]; }
     let error = null, interrupted = false, timedOut = false;
     try {
-      const code = stripTypes === null ? String(request.code) : stripTypes(String(request.code));
+      let code = stripTypes === null ? String(request.code) : stripTypes(String(request.code));
       const scriptOptions = { filename: `<cell ${request.count}>` };
       if (dynamicImport !== undefined) scriptOptions.importModuleDynamically = dynamicImport;
       let script = null, syntaxError = null;
       try { script = new vm.Script(code, scriptOptions); } catch (thrown) { syntaxError = thrown; }
+      const rewritten = script === null && MODULE_SYNTAX.test(String(syntaxError && syntaxError.message))
+        ? rewriteModuleSyntax(code) : null;
+      if (rewritten !== null) {  // its import declarations are awaits now: the await path below runs it
+        code = rewritten;
+        try { script = new vm.Script(code, scriptOptions); syntaxError = null; } catch (thrown) { syntaxError = thrown; }
+      }
       let value;
       if (script !== null) {
         const runOptions = { breakOnSigint: true };
@@ -1311,6 +1474,7 @@ class Context:
         self.readers, self.control_writer, self.control_buffer = [], None, bytearray()
         self.control_discarding = False
         self.started = False  # the kernel said it serves cells
+        self.launched = False  # its kernel was started once (a default context waits for its first cell)
 
     def describe(self):
         return {"id": self.id, "language": self.language, "cwd": self.cwd}
@@ -1350,6 +1514,7 @@ class Context:
                         PipeReader(self.agent, from_kernel_r, self.on_control, self.on_control_eof)]
         self.count = 0
         self.started = False
+        self.launched = True
 
     def stop(self):
         if self.proc is None:
@@ -1368,6 +1533,8 @@ class Context:
         self.readers, self.control_writer, self.proc, self.child = [], None, None, None
 
     def restart(self):
+        if not self.launched:
+            return  # a default context nobody used yet: it starts fresh with its first cell anyway
         self.stop()
         self.start()
 
@@ -1701,6 +1868,11 @@ class Agent:
         self.node_version = self.probe_node()
         if self.node_version is None:
             self.node = None  # set but not runnable: JavaScript is unsupported, said once, clearly
+        # E2B's default contexts, listed from the start as there (its server starts them with the sandbox).
+        # Each starts its kernel for its first cell (Python's before ready, prestart_default_context), so a
+        # session that runs no JavaScript never starts node.
+        for language in ("python", "javascript") if self.node is not None else ("python",):
+            self.contexts[language] = Context(self, language, language, home)
         os.set_blocking(0, False)
         self.selector.register(0, selectors.EVENT_READ, self.on_stdin)
         # SIGCHLD wakes the selector through a pipe, so a command's end is seen at once, without polling.
@@ -1891,8 +2063,9 @@ class Agent:
         left for the first cell, which starts it again and says what happened."""
         if os.environ.get("E2BEVAL_AGENT_DEFAULT_CONTEXT") != "python":
             return
+        context = self.contexts["python"]
         try:
-            context = self.new_context("python", "python", self.home)
+            context.start()
         except Failure:
             return
         deadline = time.monotonic() + KERNEL_START_SECONDS
@@ -2030,7 +2203,14 @@ class Agent:
             cell = context.waiting.popleft()
             if cell.finished:
                 continue  # interrupted or timed out while it waited: settled by advance()
-            if not context.alive:
+            if not context.launched:  # a default context's first cell: its kernel starts now
+                try:
+                    context.start()
+                except Failure as error:
+                    self.streaming.pop(cell.id, None)
+                    self.emit({"id": cell.id, "type": "failure", "kind": error.kind, "message": error.message})
+                    continue
+            elif not context.alive:
                 try:
                     context.restart()
                 except Failure as error:

@@ -137,23 +137,51 @@ def agent(tmp_path):
 def test_a_default_context_asked_for_at_start_is_serving_when_the_agent_is_ready(tmp_path):
     # What every session's agent is started with (docs/session-protocol.md, "Start"): the default Python
     # context exists before the first request, no cell has run in it, and it is the one the first cell uses.
+    # E2B's default JavaScript context is listed too (its kernel starts with its first cell).
     process = AgentProcess(tmp_path, extra_env={"E2BEVAL_AGENT_DEFAULT_CONTEXT": "python"})
     try:
         assert process.ready["type"] == "ready"
         listed = process.call("list_contexts")[-1]["contexts"]
-        assert listed == [{"id": "python", "language": "python", "cwd": str(process.home)}]
+        assert listed == [{"id": "python", "language": "python", "cwd": str(process.home)},
+                          {"id": "javascript", "language": "javascript", "cwd": str(process.home)}]
         first = process.run("import os\nx = os.environ.get('E2BEVAL_AGENT_DEFAULT_CONTEXT')\nx is None")
         assert (first.count, first.text, first.error, first.stdout, first.stderr) == (1, "True", None, "", "")
         assert process.run("x is None", context="python").text == "True"
-        assert [c["id"] for c in process.call("list_contexts")[-1]["contexts"]] == ["python"]
+        assert [c["id"] for c in process.call("list_contexts")[-1]["contexts"]] == ["python", "javascript"]
     finally:
         process.close()
 
 
 def test_without_it_the_default_context_starts_with_the_first_cell(agent):
-    assert agent.call("list_contexts")[-1]["contexts"] == []
+    assert [c["id"] for c in agent.call("list_contexts")[-1]["contexts"]] == ["python", "javascript"]
+    assert kernels_of(agent) == []
     assert agent.run("1 + 1").text == "2"
-    assert [c["id"] for c in agent.call("list_contexts")[-1]["contexts"]] == ["python"]
+    assert [c["id"] for c in agent.call("list_contexts")[-1]["contexts"]] == ["python", "javascript"]
+
+
+def kernels_of(agent):
+    """The names of the programs the agent runs now (its kernels and commands: its children, on a host run)."""
+    names = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if entry.name.isdigit() and int(fields[1]) == agent.proc.pid:
+                names.append(Path(os.readlink(entry / "exe")).name)
+        except (OSError, IndexError, ValueError):
+            continue
+    return sorted(names)
+
+
+@needs_node
+def test_the_default_javascript_context_starts_node_only_for_its_first_cell(agent):
+    # E2B lists both default contexts; a session that never runs JavaScript must not pay for starting node.
+    assert agent.run("1 + 1").text == "2"
+    assert not any(name.startswith("node") for name in kernels_of(agent))
+    cell = agent.run("console.log('from node')", context="javascript")
+    assert (cell.stdout, cell.error, cell.count) == ("from node\n", None, 1)
+    assert any(name.startswith("node") for name in kernels_of(agent))
+    assert agent.run("typeof process", language="js").text == "'object'"  # the same context, by language
+    assert agent.run("[1].length", language="js").count == 3
 
 
 def gone(pid):
@@ -370,7 +398,7 @@ def test_created_contexts_have_their_own_state_and_can_be_restarted_and_removed(
     assert agent.run("where", context=context["id"]).text == "'mine'"
     assert agent.run("import os\nos.getcwd()", context=context["id"]).text == repr(str(agent.home / "sub"))
     listed = agent.call("list_contexts")[-1]["contexts"]
-    assert {c["id"] for c in listed} == {"python", context["id"]}
+    assert {c["id"] for c in listed} == {"python", "javascript", context["id"]}
     assert agent.call("restart_context", context=context["id"])[-1] == {"id": agent.next_id, "type": "reply"}
     restarted = agent.run("where", context=context["id"])
     assert restarted.error["name"] == "NameError" and restarted.count == 1
