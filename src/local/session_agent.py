@@ -127,10 +127,15 @@ def serve(control_in_fd, control_out_fd):
                 pass
 
     def send(message):
-        # Output written before this message must reach the agent first: it drains the output pipes on
-        # every message, so flushing here keeps the order.
+        # Output written before this message must reach the agent first: the cells' streams are framed on this
+        # channel (FramedStream), and the agent drains the output pipes on every message, so flushing here keeps
+        # the order.
         __tracebackhide__ = True  # IPython leaves this frame out of a traceback that passes through it
         flush_streams()
+        write_message(message)
+
+    def write_message(message):
+        __tracebackhide__ = True
         message["cell"] = state["cell"]
         # A leading newline ends whatever partial line the cell's code may have written on this channel, so
         # this message is read whole.
@@ -148,6 +153,56 @@ def serve(control_in_fd, control_out_fd):
             if state["running"]:
                 state["interrupted"] = True
                 raise KeyboardInterrupt
+
+    class FramedStream:
+        # sys.stdout and sys.stderr of the cells: what they write goes to the agent on this channel, line by line
+        # (a partial line when flushed, or before any other message), so it keeps its place among the cell's
+        # results whatever the timing; the agent then sends it as E2B's kernel would (CellOutput). What is
+        # written below Python (subprocesses, C code, .buffer) goes to the real fds as before. Past the agent's
+        # cap per cell, text goes to the real fd too, where the agent drops it cheaply.
+        def __init__(self, name, real):
+            self._name, self._real, self._pending, self._lock = name, real, [], _thread.allocate_lock()
+            self.framed_bytes = 0
+
+        def write(self, text):
+            __tracebackhide__ = True
+            if not isinstance(text, str):
+                raise TypeError("write() argument must be str, not %s" % type(text).__name__)
+            if self.framed_bytes > TEXT_CAP:
+                return self._real.write(text)
+            with self._lock:
+                self._pending.append(text)
+            if "\n" in text:
+                self.flush()
+            return len(text)
+
+        def writelines(self, lines):
+            for line in lines:
+                self.write(line)
+
+        def flush(self):
+            __tracebackhide__ = True
+            with self._lock:
+                text, self._pending = "".join(self._pending), []
+            if text:
+                self.framed_bytes += len(text)
+                write_message({"type": "stream", "name": self._name, "text": text})
+            self._real.flush()  # what went to .buffer
+
+        def isatty(self):
+            return False
+
+        def writable(self):
+            return True
+
+        def fileno(self):
+            return self._real.fileno()
+
+        def __getattr__(self, name):  # encoding, errors, buffer, reconfigure, ...: the real stream's
+            return getattr(self._real, name)
+
+    sys.stdout = FramedStream("stdout", sys.__stdout__)
+    sys.stderr = FramedStream("stderr", sys.__stderr__)
 
     def capped(text):
         return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + "...[truncated]"
@@ -578,8 +633,9 @@ def serve(control_in_fd, control_out_fd):
             if value is not None:
                 send(bundle(value, True))
 
-    kernel_code.update(function.__code__ for function in (on_sigint, flush_streams, send, bundle, display,
-                                                          run_coroutine, run, execute, flush_figures))
+    kernel_code.update(function.__code__ for function in (on_sigint, flush_streams, send, write_message, bundle,
+                                                          display, run_coroutine, run, execute, flush_figures,
+                                                          FramedStream.write, FramedStream.flush))
 
     # Up and serving: the agent waits for this before it reports a session with a pre-started default context
     # ready (E2BEVAL_AGENT_DEFAULT_CONTEXT), so that session's first cell pays only for the cell.
@@ -601,6 +657,9 @@ def serve(control_in_fd, control_out_fd):
         os.environ.update(envs)
         error, interrupted = None, False
         state["sending"] = state["deferred"] = state["interrupted"] = False
+        for stream in (sys.__dict__.get("stdout"), sys.__dict__.get("stderr")):
+            if isinstance(stream, FramedStream):
+                stream.framed_bytes = 0
         try:
             try:
                 state["running"] = True
