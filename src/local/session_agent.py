@@ -67,6 +67,7 @@ PYTHON_KERNEL = r'''
 import _thread, ast, base64, builtins, json, linecache, os, signal, sys, traceback, types
 
 CO_COROUTINE = 0x80
+MARK_PREFIX = b"\0\1e2beval-mark:"  # + "<pid>.<n>" + NUL: where a message sits in the output (send())
 TEXT_CAP = 1 << 20
 RICH = (("html", "_repr_html_"), ("markdown", "_repr_markdown_"), ("svg", "_repr_svg_"), ("png", "_repr_png_"),
         ("jpeg", "_repr_jpeg_"), ("latex", "_repr_latex_"), ("json", "_repr_json_"),
@@ -79,6 +80,15 @@ def serve(control_in_fd, control_out_fd):
     os.set_inheritable(control_out_fd, False)
     control_in = os.fdopen(control_in_fd, "rb")
     kernel_pid = os.getpid()
+
+    def pipe_identity(fd):
+        try:
+            info = os.fstat(fd)
+            return (info.st_dev, info.st_ino)
+        except OSError:
+            return None
+
+    stdout_pipe, stderr_pipe = pipe_identity(1), pipe_identity(2)  # the agent's output pipes
     sys.argv = [""]
     # Line-buffered, not unbuffered (-u): a print() arrives as one chunk ("hi\n", not "hi" then "\n"), as in
     # a notebook, and output still streams line by line; partial lines go out when the cell ends.
@@ -100,7 +110,7 @@ def serve(control_in_fd, control_out_fd):
     # "interrupted": a SIGINT hit the running cell (IPython reports the KeyboardInterrupt as the cell's error);
     # "error": the cell's error as IPython's shell showed it.
     state = {"running": False, "sending": False, "deferred": False, "loop": None, "cell": "", "interrupted": False,
-             "error": None}
+             "error": None, "marks": 0}
     kernel_code = set()  # the code of the kernel's own functions: no frame of them is shown in a cell's traceback
     send_lock = _thread.allocate_lock()  # display() from a cell's thread must not interleave with the kernel
     main_thread = _thread.get_ident()
@@ -127,11 +137,25 @@ def serve(control_in_fd, control_out_fd):
                 pass
 
     def send(message):
-        # Output written before this message must reach the agent first: the cells' streams are framed on this
-        # channel (FramedStream), and the agent drains the output pipes on every message, so flushing here keeps
-        # the order.
+        # Output written before this message must reach the agent before it, and output written after it after
+        # it: the streams are flushed, then a mark goes on each output pipe and the message names it; the agent
+        # sends what its pipes held before the mark, then the message, then the rest (docs/session-protocol.md).
+        # No mark where the cell pointed fd 1 or 2 elsewhere (a file of its own must not get one).
         __tracebackhide__ = True  # IPython leaves this frame out of a traceback that passes through it
         flush_streams()
+        if not state["cell"]:
+            write_message(message)  # "started": no cell's output to order it in
+            return
+        state["marks"] += 1
+        mark = "%d.%d" % (os.getpid(), state["marks"])
+        marker = MARK_PREFIX + mark.encode() + b"\0"
+        for fd, pipe in ((1, stdout_pipe), (2, stderr_pipe)):
+            try:
+                if pipe is not None and (os.fstat(fd).st_dev, os.fstat(fd).st_ino) == pipe:
+                    os.write(fd, marker)
+            except OSError:
+                pass
+        message["mark"] = mark
         write_message(message)
 
     def write_message(message):
@@ -153,56 +177,6 @@ def serve(control_in_fd, control_out_fd):
             if state["running"]:
                 state["interrupted"] = True
                 raise KeyboardInterrupt
-
-    class FramedStream:
-        # sys.stdout and sys.stderr of the cells: what they write goes to the agent on this channel, line by line
-        # (a partial line when flushed, or before any other message), so it keeps its place among the cell's
-        # results whatever the timing; the agent then sends it as E2B's kernel would (CellOutput). What is
-        # written below Python (subprocesses, C code, .buffer) goes to the real fds as before. Past the agent's
-        # cap per cell, text goes to the real fd too, where the agent drops it cheaply.
-        def __init__(self, name, real):
-            self._name, self._real, self._pending, self._lock = name, real, [], _thread.allocate_lock()
-            self.framed_bytes = 0
-
-        def write(self, text):
-            __tracebackhide__ = True
-            if not isinstance(text, str):
-                raise TypeError("write() argument must be str, not %s" % type(text).__name__)
-            if self.framed_bytes > TEXT_CAP:
-                return self._real.write(text)
-            with self._lock:
-                self._pending.append(text)
-            if "\n" in text:
-                self.flush()
-            return len(text)
-
-        def writelines(self, lines):
-            for line in lines:
-                self.write(line)
-
-        def flush(self):
-            __tracebackhide__ = True
-            with self._lock:
-                text, self._pending = "".join(self._pending), []
-            if text:
-                self.framed_bytes += len(text)
-                write_message({"type": "stream", "name": self._name, "text": text})
-            self._real.flush()  # what went to .buffer
-
-        def isatty(self):
-            return False
-
-        def writable(self):
-            return True
-
-        def fileno(self):
-            return self._real.fileno()
-
-        def __getattr__(self, name):  # encoding, errors, buffer, reconfigure, ...: the real stream's
-            return getattr(self._real, name)
-
-    sys.stdout = FramedStream("stdout", sys.__stdout__)
-    sys.stderr = FramedStream("stderr", sys.__stderr__)
 
     def capped(text):
         return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + "...[truncated]"
@@ -634,8 +608,7 @@ def serve(control_in_fd, control_out_fd):
                 send(bundle(value, True))
 
     kernel_code.update(function.__code__ for function in (on_sigint, flush_streams, send, write_message, bundle,
-                                                          display, run_coroutine, run, execute, flush_figures,
-                                                          FramedStream.write, FramedStream.flush))
+                                                          display, run_coroutine, run, execute, flush_figures))
 
     # Up and serving: the agent waits for this before it reports a session with a pre-started default context
     # ready (E2BEVAL_AGENT_DEFAULT_CONTEXT), so that session's first cell pays only for the cell.
@@ -657,9 +630,6 @@ def serve(control_in_fd, control_out_fd):
         os.environ.update(envs)
         error, interrupted = None, False
         state["sending"] = state["deferred"] = state["interrupted"] = False
-        for stream in (sys.__dict__.get("stdout"), sys.__dict__.get("stderr")):
-            if isinstance(stream, FramedStream):
-                stream.framed_bytes = 0
         try:
             try:
                 state["running"] = True
@@ -1118,6 +1088,23 @@ while IFS= read -r -d '' __e2beval_cell <&"$__e2beval_in"; do
 done
 exit 0
 '''
+
+# Where a Python kernel's message sits in its output (PYTHON_KERNEL's send, CellRun.on_pipe).
+OUTPUT_MARK = re.compile(rb"\0\x01e2beval-mark:([0-9.]{1,40})\0")
+OUTPUT_MARK_PREFIX = b"\0\x01e2beval-mark:"
+MARK_WAIT_SECONDS = 1.0  # a mark's message is written right after it; one that does not come stops holding output
+
+
+def partial_mark_length(data):
+    """How many bytes at the end of `data` could begin a mark that the next read completes."""
+    start = data.rfind(b"\0", max(0, len(data) - len(OUTPUT_MARK_PREFIX) - 41))
+    if start < 0:
+        return 0
+    tail = bytes(data[start:])
+    if OUTPUT_MARK_PREFIX.startswith(tail[:len(OUTPUT_MARK_PREFIX)]) and re.fullmatch(rb"[0-9.]*", tail[len(OUTPUT_MARK_PREFIX):]):
+        return len(tail)
+    return 0
+
 
 # ---------------------------------------------------------------------------------------------------------------
 class Failure(Exception):
@@ -1618,7 +1605,7 @@ class Context:
 
     def on_output(self, stream, data):
         if self.cell is not None:
-            self.cell.streams.feed(stream, data)
+            self.cell.on_pipe(stream, data)
         # else: written after its cell ended (a thread, a timer): nobody to give it to, dropped
 
     def on_control(self, data):
@@ -1675,6 +1662,9 @@ class CellRun:
             {"id": request_id, "type": stream, "text": text, "timestamp": now_iso()}), OUTPUT_MODES[context.language])
         self.streams = OutputStreams(lambda stream, text, ts: self.output.add(stream, text))
         self.nonce = secrets.token_hex(12)  # binds the kernel's messages to this cell (see on_message)
+        self.pipe_held = {stream: bytearray() for stream in STREAMS}  # pipe bytes not sent yet (on_pipe)
+        self.pipe_waiting = {stream: None for stream in STREAMS}  # the mark whose message they wait for
+        self.pipe_waiting_since = None
         self.results_sent = 0
         self.result_bytes = 0
         self.drops_reported = set()
@@ -1698,18 +1688,78 @@ class CellRun:
         """A message from the kernel's channel, which the cell's code can write too: only this cell's (by its
         nonce), only typed fields, and the envelope (id, type) is the agent's own."""
         if message.get("cell") != self.nonce:
+            if isinstance(message.get("mark"), str):  # an earlier cell's process: its mark goes, nothing else
+                for stream in STREAMS:
+                    if self.pipe_waiting[stream] == message["mark"].encode():
+                        self.pipe_release(stream)
             return  # an earlier cell's late message, or anything else: never this cell's
         kind = message.get("type")
         if kind == "stream":  # one write of the cell's code, framed by its kernel (CellOutput's "writes")
             if message.get("name") in STREAMS and isinstance(message.get("text"), str):
                 self.streams.feed_text(message["name"], message["text"])
             return
+        mark = message.get("mark")
+        mark = mark if isinstance(mark, str) else None
+        for stream in STREAMS:
+            self.pipe_to_mark(stream, mark)  # what the pipes held before the message's mark (all of it: no mark)
         self.output.flush()  # what the cell wrote before this message goes out before it
         if kind == "result":
             self.on_result(message)
         elif kind == "done":
             self.outcome = checked_outcome(message)
             self.finished = True
+        for stream in STREAMS:
+            self.pipe_release(stream)  # what came after the mark, up to the next one
+
+    # The Python kernel puts a mark on its output pipes before each message (PYTHON_KERNEL's send): pipe bytes
+    # after a mark wait until its message is handled, so output keeps its place among results. Marks are
+    # stripped; a mark whose message never comes (a forked process's, or one the cell wrote itself) is dropped
+    # at the next message or at the cell's end.
+    def on_pipe(self, stream, data):
+        self.pipe_held[stream] += data
+        if self.pipe_waiting[stream] is None:
+            self.pipe_release(stream)
+
+    def pipe_release(self, stream, final=False):
+        """Sends the held pipe bytes up to the next mark (which then waits for its message); all with final."""
+        held = self.pipe_held[stream]
+        self.pipe_waiting[stream] = None
+        while held:
+            found = OUTPUT_MARK.search(held)
+            if found is None:
+                keep = 0 if final else partial_mark_length(held)
+                if len(held) > keep:
+                    self.streams.feed(stream, bytes(held[:len(held) - keep]))
+                    del held[:len(held) - keep]
+                return
+            name = bytes(found.group(1))  # before held changes: a match reads its bytearray lazily
+            if found.start():
+                self.streams.feed(stream, bytes(held[:found.start()]))
+            del held[:found.end()]
+            if not final:
+                self.pipe_waiting[stream] = name
+                self.pipe_waiting_since = time.monotonic()
+                return
+
+    def pipe_to_mark(self, stream, mark):
+        """Sends the held pipe bytes that precede `mark` (every held byte when it is not there) and drops it."""
+        held = self.pipe_held[stream]
+        if mark is not None and self.pipe_waiting[stream] == mark.encode():
+            self.pipe_waiting[stream] = None
+            return
+        self.pipe_waiting[stream] = None
+        while held:
+            found = OUTPUT_MARK.search(held)
+            name = bytes(found.group(1)) if found is not None else None
+            end = found.start() if found is not None else len(held) - partial_mark_length(held)
+            if end:
+                self.streams.feed(stream, bytes(held[:end]))
+                del held[:end]
+            if found is None:
+                return
+            del held[:found.end() - found.start()]
+            if mark is not None and name == mark.encode():
+                return
 
     def on_result(self, message):
         result = {"is_main_result": message.get("is_main_result") is True}
@@ -1782,9 +1832,15 @@ class CellRun:
         moment = self.kill_at if self.interrupt_reason else self.sigint_at
         moments = [moment - time.monotonic()] if moment is not None else []
         flush = self.output.next_wakeup()
-        return min(moments + [flush]) if flush is not None else (moments[0] if moments else None)
+        if any(self.pipe_waiting.values()) and self.pipe_waiting_since is not None:
+            moments.append(self.pipe_waiting_since + MARK_WAIT_SECONDS - time.monotonic())
+        return min(moments + [flush]) if flush is not None else (min(moments) if moments else None)
 
     def check_clock(self):
+        if any(self.pipe_waiting.values()) and time.monotonic() >= self.pipe_waiting_since + MARK_WAIT_SECONDS:
+            for stream in STREAMS:  # a mark whose message never came (its process died): output goes on
+                if self.pipe_waiting[stream] is not None:
+                    self.pipe_release(stream)
         self.output.check_clock()
         now = time.monotonic()
         if self.interrupt_reason is None and self.sigint_at is not None and now >= self.sigint_at:
@@ -2304,6 +2360,8 @@ class Agent:
             self.start_next_cell(context)
 
     def finish_cell(self, request_id, context, cell, count):
+        for stream in STREAMS:
+            cell.pipe_release(stream, final=True)
         cell.streams.finish()
         cell.output.flush()
         outcome = cell.outcome or {}

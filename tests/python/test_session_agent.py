@@ -837,3 +837,26 @@ def test_the_javascript_kernel_exposes_no_node_internals(agent):
     assert rejected.error["name"] == "RangeError" and rejected.error["value"] == "no"
     broken = agent.run("await (", language="js")
     assert broken.error["name"] == "SyntaxError"
+
+
+# --- output as E2B's kernels send it (CellOutput, the Python kernel's marks) --------------------------------
+def test_python_output_written_together_is_one_event_and_keeps_its_place_among_results(agent):
+    cell = agent.call("run_code", code="import os, sys\nprint(1)\nprint(2)\nos.system('echo from-a-process')\n"
+                                       "print('e', file=sys.stderr)\ndisplay('shown')\nprint(3, end='')\n'last'")
+    shown = [(event["type"], event.get("text")) for event in cell if event["type"] in ("stdout", "stderr", "result")]
+    assert shown == [("stdout", "1\n2\nfrom-a-process\n"), ("stderr", "e\n"), ("result", "'shown'"),
+                     ("stdout", "3"), ("result", "'last'")]
+
+
+def test_a_cell_that_points_fd_1_at_a_file_gets_no_mark_in_it(agent):
+    cell = agent.run("import os\nfd = os.open('out.txt', os.O_WRONLY | os.O_CREAT)\nsaved = os.dup(1)\nos.dup2(fd, 1)\n"
+                     "os.system('echo into-the-file')\ndisplay('shown')\nos.dup2(saved, 1)\nprint('back')")
+    assert (cell.stdout, cell.error) == ("back\n", None)
+    assert (agent.home / "out.txt").read_bytes() == b"into-the-file\n"
+
+
+def test_bash_output_is_one_event_per_line_and_javascript_one_per_write(agent, node_required):
+    bash = agent.call("run_code", language="bash", code="echo a; echo b; printf c")
+    assert [event["text"] for event in bash if event["type"] == "stdout"] == ["a\n", "b\n", "c"]
+    js = agent.call("run_code", language="js", code="console.log(1); console.log(2); process.stdout.write('x\\n')")
+    assert [event["text"] for event in js if event["type"] == "stdout"] == ["1\n", "2\n", "x\n"]

@@ -172,3 +172,17 @@ def test_typescript_cells(serve):
     results = run_js(serve, "typescript.mjs")
     assert results["product"] == {"text": "42", "error": None}
     assert results["contextLanguage"] == "typescript"
+
+
+def test_cells_are_cut_and_run_as_e2b_kernels_do(serve):
+    # promptfoo's E2B page assertion: `execution.logs.stdout.join("\n")` compared with "True\nFalse" (issue 33:
+    # e2beval sent one message per print, so the join had a blank line, depending on timing).
+    results = run_js(serve, "cells_as_e2b.mjs")
+    assert results["promptfooJoin"] == "True\nFalse"
+    assert results["pythonStdout"] == ["True\nFalse\n"]
+    assert results["jsStdout"] == ["a\n", "b\n"]  # E2B's JavaScript kernel forwards each write
+    assert results["esm"] == {"stdout": ["function\n"], "error": None}
+    assert results["fromFile"] == {"text": "21", "error": None}
+    assert results["kept"] == "22function"
+    assert results["awaited"] == "function"
+    assert ["python", "/home/user"] in results["contexts"] and ["javascript", "/home/user"] in results["contexts"]
