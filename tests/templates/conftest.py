@@ -48,3 +48,17 @@ def data_science(template_cache) -> str:
     assert built.returncode == 0, f"building the data-science template failed:\n{built.stdout}\n{built.stderr}"
     print(f"\ndata-science template ready in {time.monotonic() - started:.1f} s: {built.stdout.strip()}")
     return "data-science"
+
+
+IPYTHON_REQUIREMENTS = REPO / "tests" / "templates" / "ipython" / "requirements.txt"
+
+
+@pytest.fixture(scope="session")
+def ipython_kernel(template_cache) -> str:
+    """A template with IPython and E2B's data core at E2B's pins (tests/templates/ipython), built or reused; its
+    name. Its Python cells run in IPython's shell (docs/sessions.md, "IPython in Python cells")."""
+    started = time.monotonic()
+    built = template("build", "ipython-kernel", "-r", str(IPYTHON_REQUIREMENTS))
+    assert built.returncode == 0, f"building the ipython-kernel template failed:\n{built.stdout}\n{built.stderr}"
+    print(f"\nipython-kernel template ready in {time.monotonic() - started:.1f} s: {built.stdout.strip()}")
+    return "ipython-kernel"
