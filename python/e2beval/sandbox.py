@@ -121,7 +121,8 @@ class ExecutionError:
         return json.dumps({"name": self.name, "value": self.value, "traceback": self.traceback})
 
 
-_RESULT_FORMATS = ("text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex", "json", "javascript", "data")
+_RESULT_FORMATS = ("text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex", "json", "javascript", "data",
+                   "chart")
 
 
 class Result:
@@ -148,7 +149,8 @@ class Result:
         return getattr(self, item)
 
     def formats(self) -> Iterable[str]:
-        return [name for name in _RESULT_FORMATS if getattr(self, name)]
+        # As E2B's: the formats present, then the mime types of `extra` (an IPython kernel's other outputs).
+        return [name for name in _RESULT_FORMATS if getattr(self, name)] + list(self.extra or {})
 
     def __str__(self) -> str:
         return self.__repr__()
@@ -187,6 +189,8 @@ class Result:
 
     def _to_dict(self) -> dict:
         data = {name: getattr(self, name) for name in _RESULT_FORMATS if getattr(self, name) is not None}
+        if self.extra:
+            data["extra"] = self.extra
         data["is_main_result"] = self.is_main_result
         return data
 

@@ -44,7 +44,7 @@ STREAMS = ("stdout", "stderr")
 RESULTS_PER_CELL = 256
 RESULTS_BYTES_PER_CELL = 16 << 20
 RESULT_FIELD_CAP_BYTES = 4 << 20  # each field of a result (text, html, png, ...)
-RESULT_TEXT_FIELDS = ("text", "html", "markdown", "svg", "png", "jpeg", "latex", "javascript")
+RESULT_TEXT_FIELDS = ("text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex", "javascript")
 RESULT_DROPPED_MARKER = "[e2beval: %s; the limits per cell are %d results, %d MiB of results and %d MiB per field]\n"
 ERROR_FIELD_CAP_BYTES = 1 << 20  # name, value and traceback of a cell's error
 CONTROL_LINE_CAP_BYTES = 64 << 20  # a longer line from a kernel's channel is no message of the kernel's
@@ -1776,8 +1776,13 @@ class CellRun:
                 dropped.append("its %s of %d bytes was too large" % (key, len(value)))
             else:
                 result[key] = value
-        for key in ("json", "data"):  # data: a DataFrame's columns, as E2B's e2b/data formatter gives them
+        # data: a DataFrame's columns (E2B's e2b/data formatter); chart: a figure's data (e2b/chart); extra: the
+        # other mime types of an IPython kernel's output, an object as in E2B's Result.
+        for key in ("json", "data", "chart", "extra"):
             if key not in message:
+                continue
+            if key == "extra" and not isinstance(message[key], dict):
+                dropped.append("its extra was not an object")
                 continue
             try:
                 encoded = json.dumps(message[key], allow_nan=False)
