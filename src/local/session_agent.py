@@ -475,19 +475,23 @@ def serve(control_in_fd, control_out_fd):
 
         disk_db = shell_module.PickleShareDB
         try:
-            # ipython_dir, profile_dir and db given, so IPython writes nothing to the user's home (E2B's profile is
-            # in root's home, out of the user's sight)
+            # ipython_dir (an existing directory: IPython would create a missing one), profile_dir and db given,
+            # so IPython writes nothing (E2B's profile is in root's home, out of the user's sight)
             shell_module.PickleShareDB = MemoryDB
             try:
                 shell = CellShell.instance(config=config, user_module=main_module,
-                                           ipython_dir="/nonexistent/.ipython", profile_dir=ProfileDir())
+                                           ipython_dir="/tmp" if os.path.isdir("/tmp") else "/",
+                                           profile_dir=ProfileDir())
             finally:
                 shell_module.PickleShareDB = disk_db
             formatters = shell.display_formatter.formatters
             formatters["e2b/data"] = DataFormatter(parent=shell.display_formatter)
             formatters["e2b/chart"] = ChartFormatter(parent=shell.display_formatter)
             formatters["application/json"] = ListJSONFormatter(parent=shell.display_formatter)
-        except Exception:
+        except Exception as exc:
+            # Said on the first cell's stderr: a context that quietly lost IPython would puzzle its user.
+            state["ipython_failure"] = "[e2beval: IPython %s is installed but its shell did not start (%s: %s); " \
+                "this context runs e2beval's plain Python kernel]\n" % (IPython.__version__, type(exc).__name__, exc)
             return None
         try:
             shell.extension_manager.load_extension("storemagic")  # %store, as ipykernel loads it by default
@@ -630,6 +634,9 @@ def serve(control_in_fd, control_out_fd):
         os.environ.update(envs)
         error, interrupted = None, False
         state["sending"] = state["deferred"] = state["interrupted"] = False
+        failure = state.pop("ipython_failure", None)
+        if failure is not None:
+            sys.stderr.write(failure)
         try:
             try:
                 state["running"] = True
