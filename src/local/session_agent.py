@@ -411,6 +411,21 @@ def serve(control_in_fd, control_out_fd):
                 etype, value, tb = InteractiveShell._get_exc_info(self, exc_tuple)
                 return etype, value, without_kernel_frames(tb)
 
+            def system_piped(self, cmd):
+                # !cmd. IPython runs it through pexpect on a pseudo-terminal, which a sandbox has none of: here it
+                # runs as `sh -c cmd` on the cell's own stdout and stderr (so its lines end in "\n", not the
+                # terminal's "\r\n"), with `_exit_code` and the errors as IPython's.
+                if cmd.rstrip().endswith("&"):
+                    raise OSError("Background processes not supported.")
+                import subprocess
+                flush_streams()
+                code = subprocess.call(self.var_expand(cmd, depth=1), shell=True, executable="/bin/sh")
+                self.user_ns["_exit_code"] = code
+                if self.system_raise_on_error and code != 0:
+                    raise subprocess.CalledProcessError(code, cmd)
+
+            system = system_piped
+
             def ask_exit(self):
                 self.exit_now = False  # exit() keeps the context, as ipykernel's kernel stays (it asks its client)
 

@@ -87,7 +87,9 @@ def test_e2b_formatters_for_data_figures_and_images(sandbox):
     assert plot.error is None, plot.error
     assert len(plot.results) == 1 and plot.results[0].is_main_result is False
     assert base64.b64decode(plot.results[0].png).startswith(b"\x89PNG")
-    assert plot.results[0].chart["type"] == "bar" and plot.results[0].chart["title"] == "T"  # e2b_charts
+    chart = plot.results[0].chart  # e2b_charts' extraction, which the SDK turns into its chart classes
+    assert type(chart).__name__ == "BarChart" and chart.title == "T"
+    assert [(bar.label, bar.value) for bar in chart.elements] == [("a", 3), ("b", 5)]
     left_open = sandbox.run_code("plt.plot([1, 2], [2, 1])\nNone")
     assert [bool(result.png) for result in left_open.results] == [True]  # flushed after the cell, as inline
     figure = sandbox.run_code("fig, ax = plt.subplots()\nax.plot([1, 2])\nplt.close(fig)\nfig")
