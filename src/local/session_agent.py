@@ -211,6 +211,11 @@ def serve(control_in_fd, control_out_fd):
                 result[key] = data
             except Exception:
                 continue
+        if isinstance(value, (list, dict)) and "json" not in result:
+            try:  # E2B's JSON formatter gives lists and dicts as JSON too (its startup script 0002_data.py)
+                result["json"] = jsonable(value, strict=True)
+            except (TypeError, ValueError, RecursionError):
+                pass
         try:
             data = frame_data(value)
             if data is not None:
@@ -421,7 +426,7 @@ def serve(control_in_fd, control_out_fd):
                 flush_streams()
                 code = subprocess.call(self.var_expand(cmd, depth=1), shell=True, executable="/bin/sh")
                 self.user_ns["_exit_code"] = code
-                if self.system_raise_on_error and code != 0:
+                if getattr(self, "system_raise_on_error", False) and code != 0:  # IPython 9 has it
                     raise subprocess.CalledProcessError(code, cmd)
 
             system = system_piped

@@ -148,8 +148,8 @@ def test_watch_dir(serve):
 
 def test_display_gives_results_besides_the_value_with_formats(serve):
     results = run_js(serve, "display.mjs")
-    assert results["shown"]["results"] == [
-        {"text": "{'a': 1}", "isMainResult": False, "formats": [], "extra": {}},
+    assert results["shown"]["results"] == [  # a dict is JSON too, as E2B's JSON formatter gives it
+        {"text": "{'a': 1}", "isMainResult": False, "json": {"a": 1}, "formats": ["json"], "extra": {}},
         {"text": "5", "isMainResult": True, "formats": [], "extra": {}}]
     assert results["shown"]["text"] == "5"
     table, two = results["rich"]
