@@ -1119,6 +1119,7 @@ exit 0
 # Where a Python kernel's message sits in its output (PYTHON_KERNEL's send, CellRun.on_pipe).
 OUTPUT_MARK = re.compile(rb"\0\x01e2beval-mark:([0-9.]{1,40})\0")
 OUTPUT_MARK_PREFIX = b"\0\x01e2beval-mark:"
+MARK_HOLD_CAP_BYTES = 1 << 20  # pipe bytes held behind a mark, at most (more goes on without waiting)
 MARK_WAIT_SECONDS = 1.0  # a mark's message is written right after it; one that does not come stops holding output
 
 
@@ -1745,6 +1746,10 @@ class CellRun:
     def on_pipe(self, stream, data):
         self.pipe_held[stream] += data
         if self.pipe_waiting[stream] is None:
+            self.pipe_release(stream)
+        # A mark the cell wrote itself, with a flood after it, must not grow the agent: past the bound the held
+        # bytes go on (each release passes at least one mark, so this ends).
+        while self.pipe_waiting[stream] is not None and len(self.pipe_held[stream]) > MARK_HOLD_CAP_BYTES:
             self.pipe_release(stream)
 
     def pipe_release(self, stream, final=False):

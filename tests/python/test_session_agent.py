@@ -860,3 +860,13 @@ def test_bash_output_is_one_event_per_line_and_javascript_one_per_write(agent, n
     assert [event["text"] for event in bash if event["type"] == "stdout"] == ["a\n", "b\n", "c"]
     js = agent.call("run_code", language="js", code="console.log(1); console.log(2); process.stdout.write('x\\n')")
     assert [event["text"] for event in js if event["type"] == "stdout"] == ["1\n", "2\n", "x\n"]
+
+
+def test_marks_written_by_the_cell_itself_neither_leak_nor_hold_its_output(agent):
+    # The Python kernel's marks order output among results (docs/session-protocol.md); a cell that writes one
+    # itself (and floods after it) gets its output on, capped, without the mark, and the agent does not grow.
+    fake = "\0\x01e2beval-mark:1.1\0"
+    cell = agent.run("import sys\nsys.stdout.write('a' + %r + 'b\\n')\nsys.stdout.write(%r + 'x' * (3 << 20))\n"
+                     "sys.stdout.flush()\n'done'" % (fake, fake))
+    assert cell.stdout.startswith("ab\nxxx") and "e2beval-mark" not in cell.stdout
+    assert "stdout truncated after 1 MiB" in cell.stdout and cell.text == "'done'"
