@@ -69,6 +69,7 @@ import _thread, ast, base64, builtins, json, linecache, os, signal, sys, traceba
 CO_COROUTINE = 0x80
 MARK_PREFIX = b"\0\1e2beval-mark:"  # + "<pid>.<n>" + NUL: where a message sits in the output (send())
 TEXT_CAP = 1 << 20
+TRACEBACK_FRAMES_KEPT = 50  # at each end of a deep traceback that IPython formats (shortened())
 RICH = (("html", "_repr_html_"), ("markdown", "_repr_markdown_"), ("svg", "_repr_svg_"), ("png", "_repr_png_"),
         ("jpeg", "_repr_jpeg_"), ("latex", "_repr_latex_"), ("json", "_repr_json_"),
         ("javascript", "_repr_javascript_"))
@@ -414,7 +415,7 @@ def serve(control_in_fd, control_out_fd):
 
             def _get_exc_info(self, exc_tuple=None):
                 etype, value, tb = InteractiveShell._get_exc_info(self, exc_tuple)
-                return etype, value, without_kernel_frames(tb)
+                return etype, value, shortened(without_kernel_frames(tb))
 
             def system_piped(self, cmd):
                 # !cmd. IPython runs it through pexpect on a pseudo-terminal, which a sandbox has none of: here it
@@ -552,6 +553,18 @@ def serve(control_in_fd, control_out_fd):
             walker = walker.tb_next
         if last_kept is not None:
             last_kept.tb_next = None
+        return tb
+
+    def shortened(tb):
+        """The traceback `tb` with its first and last TRACEBACK_FRAMES_KEPT frames when it is much deeper: IPython
+        formats every frame it is given, which takes seconds for a RecursionError's thousands (it then says
+        "[... skipping similar frames: f at line 2 (N times)]" with a smaller N)."""
+        frames, walker = [], tb
+        while walker is not None:
+            frames.append(walker)
+            walker = walker.tb_next
+        if len(frames) > 3 * TRACEBACK_FRAMES_KEPT:
+            frames[TRACEBACK_FRAMES_KEPT - 1].tb_next = frames[-TRACEBACK_FRAMES_KEPT]
         return tb
 
     def run_ipython_cell(source, count):
