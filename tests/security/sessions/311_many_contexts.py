@@ -1,5 +1,5 @@
-# why: creating 30 code contexts in a 512 MiB session either works (each keeps its own state) or fails with a SandboxException; it never hangs, the session's processes stay within its cgroup, and removing them frees their kernels
-# create: {"timeout": 170, "limits": {"memory_mb": 512, "max_processes": 128}}
+# why: creating 30 code contexts in a 2 GiB session (30 IPython kernels fit; plain ones need a tenth) either works (each keeps its own state) or fails with a SandboxException; it never hangs, the session's processes stay within its cgroup, and removing them frees their kernels
+# create: {"timeout": 170, "limits": {"memory_mb": 2048, "max_processes": 128}}
 # timeout: 180
 from e2beval.sandbox import SandboxException
 
