@@ -41,6 +41,7 @@
 #include "local/session_pool.hpp"
 #include "local/session_usage.hpp"
 #include "local/supervisor.hpp"
+#include "local/template_environment.hpp"
 #include "local/warm_protocol.hpp"
 #include "local/warm_steps_library.hpp"
 
@@ -645,6 +646,11 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     // itself; a pooled session is then fully warm when handed out, and pooled and fresh sessions look alike.
     plan.environment.push_back("E2BEVAL_AGENT_DEFAULT_CONTEXT=python");
     if (node) plan.environment.push_back("E2BEVAL_NODE=" + local::path_inside(node->executable));
+    // Python cells run in IPython's shell only in a template that has IPython (code-interpreter-v1 does); the
+    // default environment is the host's own interpreter, whose packages vary from host to host, so it always
+    // gets the plain kernel and a session behaves the same everywhere (docs/sessions.md, "IPython").
+    if (!local::sandbox_python(settings.python, options.template_name).key.empty())
+        plan.environment.push_back("E2BEVAL_AGENT_KERNEL=ipython");
 
     // A session lives for minutes: no CPU-time cap (its lifetime is the timeout) and, when a cgroup limits
     // the memory of the whole tree, no address-space cap either (Node reserves far more than it uses).

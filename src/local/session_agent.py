@@ -60,7 +60,7 @@ BASH_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # what bash can export
 FAILURE_KINDS = ("invalid", "not_found", "io", "unsupported", "internal")
 
 # ---------------------------------------------------------------------------------------------------------------
-# The Python kernel of one code context, run as `python -I -B -X utf8 -c PYTHON_KERNEL <in fd> <out fd>`.
+# The Python kernel of one code context, run as `python -I -B -X utf8 -c PYTHON_KERNEL <in fd> <out fd> <ipython|plain>`.
 # Cells arrive as JSON lines on the control pipe and run in one persistent namespace; results, display() output
 # and the cell's outcome go back as JSON lines. The cell's own output uses the real fds 1 and 2.
 PYTHON_KERNEL = r'''
@@ -76,7 +76,7 @@ RICH = (("html", "_repr_html_"), ("markdown", "_repr_markdown_"), ("svg", "_repr
 ASYNC_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
 
-def serve(control_in_fd, control_out_fd):
+def serve(control_in_fd, control_out_fd, kernel):
     os.set_inheritable(control_in_fd, False)  # processes the cells start must not hold the kernel's channel
     os.set_inheritable(control_out_fd, False)
     control_in = os.fdopen(control_in_fd, "rb")
@@ -580,7 +580,7 @@ def serve(control_in_fd, control_out_fd):
 
     # IPython's own shell when the sandbox's Python has it (as E2B's kernel: its syntax, magics, display
     # machinery and formatters); without it, this plain kernel with the same results for the common cases.
-    shell = start_ipython()
+    shell = start_ipython() if kernel == "ipython" else None
     if shell is None:
         builtins.display = display
         sys.meta_path.insert(0, PatchOnImport({"matplotlib.pyplot": lambda module: setattr(module, "show", flush_figures)}))
@@ -696,7 +696,7 @@ def serve(control_in_fd, control_out_fd):
         send({"type": "done", "error": error, "interrupted": interrupted})
 
 
-serve(int(sys.argv[1]), int(sys.argv[2]))
+serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "plain")
 '''
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1573,7 +1573,7 @@ class Context:
         err_r, err_w = os.pipe()
         fds = (str(to_kernel_r), str(from_kernel_w))
         if self.language == "python":
-            argv = [sys.executable, "-I", "-B", "-X", "utf8", "-c", PYTHON_KERNEL, *fds]
+            argv = [sys.executable, "-I", "-B", "-X", "utf8", "-c", PYTHON_KERNEL, *fds, self.agent.python_kernel]
         elif self.language == "bash":
             argv = [BASH, "--norc", "--noprofile", "-c", BASH_KERNEL, "bash", *fds]
         else:
@@ -2030,6 +2030,11 @@ class Agent:
         self.watchers = {}  # watcher id -> DirectoryWatcher (watch_start .. watch_stop)
         self.isolation = Isolation()
         self.node = os.environ.get("E2BEVAL_NODE") or None
+        # "ipython" when the session runs in a template (the host says so): IPython's shell serves its Python
+        # cells if the template has IPython. The default environment (the host's own interpreter) always runs
+        # the plain kernel, whatever that interpreter happens to have installed, so a session behaves the same
+        # on every host (docs/sessions.md, "IPython").
+        self.python_kernel = "ipython" if os.environ.get("E2BEVAL_AGENT_KERNEL") == "ipython" else "plain"
         self.node_version = self.probe_node()
         if self.node_version is None:
             self.node = None  # set but not runnable: JavaScript is unsupported, said once, clearly
