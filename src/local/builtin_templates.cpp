@@ -51,11 +51,15 @@ private:
     fs::path path_;
 };
 
+// The built-in templates this process already built or found current, by directory (a process may change
+// E2BEVAL_CACHE_DIR between two uses).
 std::mutex checked_mutex;
-std::set<std::string>& checked_this_process() {  // built-in templates already built or found current
+std::set<std::string>& checked_this_process() {
     static std::set<std::string> checked;
     return checked;
 }
+
+std::string checked_key(const std::string& builtin) { return (templates_directory() / builtin).string(); }
 
 // The built-in template as built, when it was built from the requirements embedded in this e2beval and its
 // Python still runs; else nothing (it is built anew). Checked without running anything, so a process's first
@@ -93,20 +97,21 @@ TemplateManifest build_builtin_template(const std::string& name, const std::stri
               << std::endl;
     auto manifest = local::run_template_builder(options);
     std::lock_guard lock(checked_mutex);
-    checked_this_process().insert(builtin);
+    checked_this_process().insert(checked_key(builtin));
     return manifest;
 }
 
 TemplateManifest resolve_template(const std::string& name, const std::string& python) {
     const auto builtin = builtin_template_name(name);
     if (builtin.empty()) return find_template(name);
+    const auto key = checked_key(builtin);
     {
         std::lock_guard lock(checked_mutex);
-        if (checked_this_process().count(builtin)) {
+        if (checked_this_process().count(key)) {
             try {
                 return find_template(builtin);
             } catch (const unknown_template_error&) {
-                checked_this_process().erase(builtin);  // removed since (`e2beval template rm`): built again below
+                checked_this_process().erase(key);  // removed since (`e2beval template rm`): built again below
             }
         }
     }
@@ -115,11 +120,11 @@ TemplateManifest resolve_template(const std::string& name, const std::string& py
     std::lock_guard lock(building);
     {
         std::lock_guard checked(checked_mutex);
-        if (checked_this_process().count(builtin)) return find_template(builtin);
+        if (checked_this_process().count(key)) return find_template(builtin);
     }
     if (auto current = current_build(builtin)) {
         std::lock_guard checked(checked_mutex);
-        checked_this_process().insert(builtin);
+        checked_this_process().insert(key);
         return *current;
     }
     return build_builtin_template(builtin, python);

@@ -4,9 +4,10 @@ run, tests/template_cache.py). What code-interpreter's own tests (test_data, tes
 ask of it, through the official SDK: a DataFrame's `data`, a plot's PNG as display data, an image's PNG; "base"
 stays the bare environment, and `--bare-code-interpreter` serves code-interpreter-v1 bare."""
 import os
+import subprocess
 
 import pytest
-from conftest import ServeProcess
+from conftest import ServeProcess, serve_binary
 from e2b_code_interpreter import Sandbox
 
 
@@ -86,3 +87,18 @@ def test_bare_code_interpreter_serves_the_default_template_bare():
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def test_a_server_whose_template_cannot_be_built_says_how_to_serve_without_it(tmp_path):
+    """A first start where pip cannot install (here: no index at all) stops before listening, with pip's error and
+    the way out, and keeps nothing half-built."""
+    env = {name: value for name, value in os.environ.items() if name != "PIP_FIND_LINKS"}
+    env.update({"E2BEVAL_CACHE_DIR": str(tmp_path / "cache"), "PIP_NO_INDEX": "1"})
+    started = subprocess.run([serve_binary(), "serve", "--port", "0"], env=env, capture_output=True, text=True,
+                             timeout=600)
+    assert started.returncode == 125, started.stderr
+    assert started.stdout == "", "it printed export lines, so it listened"
+    assert "No matching distribution found" in started.stderr
+    assert "building template 'code-interpreter-v1' failed" in started.stderr
+    assert "`e2beval serve --bare-code-interpreter` serves without it" in started.stderr
+    assert [path.name for path in (tmp_path / "cache" / "templates").iterdir() if not path.name.startswith(".")] == []
