@@ -16,10 +16,12 @@ mkdir -p build
 template_log="build/code-interpreter-v1.log"
 echo "== code-interpreter-v1: building in the background (log: $template_log)"
 template_started=$SECONDS
-# In a process group of its own, so that a failure below (set -e) interrupts the whole build (pip too), which
-# then keeps nothing half-built.
-setsid e2beval template build code-interpreter-v1 >"$template_log" 2>&1 &
+# In a process group of its own (job control on for this one job), so that a failure below (set -e) interrupts
+# the whole build — the CLI, its builder and pip — which then keeps nothing half-built.
+set -m
+e2beval template build code-interpreter-v1 >"$template_log" 2>&1 &
 template_pid=$!
+set +m
 trap 'kill -INT -- "-$template_pid" 2>/dev/null || true' EXIT
 
 echo "== C++: build (build/cpp) and doctest"

@@ -3,9 +3,10 @@
 // store on first use, then reused; and resolve_template, which every user of a template name goes through.
 #include <unistd.h>
 
-#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -27,29 +28,26 @@ std::string default_build_python() {
     return from_env && *from_env ? from_env : "python3";
 }
 
-// The requirements, written where the builder can read them (it hashes the text and hands the file to pip);
-// removed when the build ends.
-class RequirementsFile {
-public:
-    RequirementsFile(const fs::path& directory, const std::string& text) {
-        fs::create_directories(directory);
-        path_ = directory / (".requirements-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".txt");
-        std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+// The requirements, written where the builder can read them (it hashes the text and hands the file to pip):
+// one file per text, named by its hash and written by rename, so that concurrent first uses (several processes)
+// read whole files, and an interrupted build leaves no stray one behind.
+fs::path requirements_file(const fs::path& directory, const std::string& text) {
+    fs::create_directories(directory);
+    char name[64];
+    std::snprintf(name, sizeof name, ".code-interpreter-v1-%016zx.requirements.txt", std::hash<std::string>{}(text));
+    const auto path = directory / name;
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == text.size()) return path;
+    const auto written = directory / (std::string(name) + "." + std::to_string(::getpid()) + ".tmp");
+    {
+        std::ofstream out(written, std::ios::binary | std::ios::trunc);
         out << text;
-        if (!out.flush()) throw io_error("cannot write " + path_.string() + " (the built-in template's requirements)");
+        if (!out.flush()) throw io_error("cannot write " + written.string() + " (the built-in template's requirements)");
     }
-    ~RequirementsFile() {
-        std::error_code ec;
-        fs::remove(path_, ec);
-    }
-    RequirementsFile(const RequirementsFile&) = delete;
-    RequirementsFile& operator=(const RequirementsFile&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    static inline std::atomic<unsigned> counter_{0};
-    fs::path path_;
-};
+    fs::rename(written, path, ec);
+    if (ec) throw io_error("cannot rename " + written.string() + " to " + path.string() + ": " + ec.message());
+    return path;
+}
 
 // The built-in templates this process already built or found current, by directory (a process may change
 // E2BEVAL_CACHE_DIR between two uses).
@@ -85,10 +83,9 @@ std::string builtin_template_name(const std::string& name) {
 TemplateManifest build_builtin_template(const std::string& name, const std::string& python, bool force) {
     const auto builtin = builtin_template_name(name);
     if (builtin.empty()) throw input_error("'" + name + "' is not a built-in template (the built-in one is " + kCodeInterpreterTemplate + ")");
-    const RequirementsFile requirements(templates_directory(), local::kCodeInterpreterRequirements);
     TemplateBuildOptions options;
     options.name = builtin;
-    options.requirements = requirements.path();
+    options.requirements = requirements_file(templates_directory(), local::kCodeInterpreterRequirements);
     options.python = python.empty() ? default_build_python() : python;
     options.force = force;
     std::cerr << "[template] " << builtin
