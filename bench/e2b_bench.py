@@ -27,7 +27,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=16)
     jobs = parser.parse_args().jobs
     local = humaneval("local", jobs, dict(os.environ))
-    server = ServeProcess("--max-sandboxes", str(jobs + 4), "--creation-rate", "100", "--ready-sandboxes", str(jobs))
+    # --bare-code-interpreter: HumanEval needs no packages, and the local side runs in the default environment too.
+    server = ServeProcess("--max-sandboxes", str(jobs + 4), "--creation-rate", "100", "--ready-sandboxes", str(jobs),
+                          "--bare-code-interpreter")
     try:
         env = {**os.environ, **server.env, "E2BEVAL_E2B_CREATION_RATE": "100", "E2BEVAL_E2B_MAX_SANDBOXES": str(jobs)}
         remote = humaneval("e2b", jobs, env)

@@ -669,7 +669,9 @@ class _ClassOrInstance:
 class Sandbox:
     """A local, stateful sandbox with e2b_code_interpreter's API. Create it with ``Sandbox.create()``."""
 
-    default_template = "code-interpreter-v1"
+    # A sandbox created without a template runs in the bare default environment, E2B's "base" (fast, nothing to
+    # build); Sandbox.create("code-interpreter-v1") gives E2B's code-interpreter environment (docs/templates.md).
+    default_template = "base"
 
     def __init__(self, template: Optional[str] = None, timeout: Optional[int] = None,
                  metadata: Optional[Dict[str, str]] = None, envs: Optional[Dict[str, str]] = None,
@@ -704,8 +706,9 @@ class Sandbox:
                        "isolation": isolation, "envs": _string_map(envs, "envs") or {},
                        "metadata": _string_map(metadata, "metadata") or {}}
             if template is not None:
-                # Local: "base" and "code-interpreter-v1" (E2B's own) are the default environment; any other name
-                # is a template built with `e2beval template build` (docs/templates.md). E2B: its template ID.
+                # Local: "base" is the default environment; "code-interpreter-v1" the built-in template with E2B's
+                # packages (built on its first use); any other name a template built with `e2beval template build`
+                # (docs/templates.md). E2B: its template ID.
                 options["template"] = _check_text(template, "template")
             try:
                 _session = _core.create_session(json.dumps(options), python or "", backend)

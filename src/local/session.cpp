@@ -704,6 +704,9 @@ std::shared_ptr<local::PoolableSession> local::start_session(const LocalSandbox:
 std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& options) {
     if (options.timeout.count() <= 0) throw input_error("a session's timeout must be positive (seconds until it is killed)");
     local::check_limits_and_environment(options.limits, options.env);
+    // The template first: an unknown one is refused before anything starts, and the built-in one is built on its
+    // first use with this sandbox's Python.
+    local::sandbox_python(settings_->python, options.template_name);
     if (auto pooled = session_pool_->take(options)) {
         sessions_->add(pooled);
         return pooled;
@@ -720,6 +723,7 @@ std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& opti
 
 void LocalSandbox::keep_sessions_ready(const SessionOptions& options) {
     local::check_limits_and_environment(options.limits, options.env);
+    local::sandbox_python(settings_->python, options.template_name);
     session_pool_->keep_ready(options);
 }
 

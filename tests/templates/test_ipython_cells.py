@@ -1,5 +1,5 @@
 """Python cells in IPython's own shell, as on E2B (its kernel is ipykernel): a template whose Python has IPython
-(tests/templates/ipython, E2B's pins) runs each cell through InteractiveShell, so `!cmd`, magics, display(), rich
+(code-interpreter-v1, E2B's pins) runs each cell through InteractiveShell, so `!cmd`, magics, display(), rich
 reprs, Out/_ and E2B's formatters (DataFrame `data`, figures as `png` with their `chart`, lists and dicts as
 `json`, PIL images saved to a file) come back as E2B's server gives them. Through the official Python SDK
 against a real `e2beval serve`, as users of E2B run them (issue 33)."""
@@ -21,7 +21,7 @@ def _serve_process_class():
 
 
 @pytest.fixture(scope="module")
-def serve(ipython_kernel):
+def serve(code_interpreter):
     server = _serve_process_class()("--max-sandboxes", "3")
     saved = {name: os.environ.get(name) for name in server.env}
     os.environ.update(server.env)
@@ -35,10 +35,10 @@ def serve(ipython_kernel):
 
 
 @pytest.fixture
-def sandbox(serve, ipython_kernel):
+def sandbox(serve, code_interpreter):
     from e2b_code_interpreter import Sandbox
 
-    created = Sandbox.create(template=ipython_kernel, timeout=180)
+    created = Sandbox.create(template=code_interpreter, timeout=180)
     yield created
     created.kill()
 
