@@ -40,6 +40,7 @@
 #include "local/session_keeper.hpp"
 #include "local/session_pool.hpp"
 #include "local/session_usage.hpp"
+#include "local/sudo_shim.hpp"
 #include "local/supervisor.hpp"
 #include "local/warm_protocol.hpp"
 #include "local/warm_steps_library.hpp"
@@ -644,10 +645,23 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     plan.program_source = agent_source;
     plan.arguments = {plan.executable, "-I", "-B", "-u", plan.program_path};  // the template's Python, if any
     // What E2B's envd gives every command: HOME, USER and LOGNAME of its user (the agent passes them on).
-    for (auto& variable : plan.environment)
+    // The sudo that grants nothing comes last on PATH; sudo_shim_steps covers any other sudo.
+    bool path_extended = false;
+    std::vector<std::string> program_directories;
+    for (auto& variable : plan.environment) {
         if (variable.rfind("HOME=", 0) == 0) variable = "HOME=" + std::string(kHome);
+        if (variable.rfind("PATH=", 0) == 0) {
+            if (!path_extended) variable += ":" + std::string(local::kSudoShimDirectory);
+            path_extended = true;
+            const auto directories = local::path_directories(std::string_view(variable).substr(5));
+            program_directories.insert(program_directories.end(), directories.begin(), directories.end());
+        }
+    }
     plan.environment.push_back("LOGNAME=user");
     plan.environment.push_back("E2BEVAL_AGENT_HOME=" + std::string(kHome));
+    const auto sudo = local::sudo_shim_steps(program_directories);
+    local::insert_before_entering_root(plan.mount_steps, sudo.before_entering_root);
+    plan.mount_steps.insert(plan.mount_steps.end(), sudo.after_entering_root.begin(), sudo.after_entering_root.end());
     // Every session starts its default Python context before it reports ready, so its first cell pays only for
     // itself; a pooled session is then fully warm when handed out, and pooled and fresh sessions look alike.
     plan.environment.push_back("E2BEVAL_AGENT_DEFAULT_CONTEXT=python");
