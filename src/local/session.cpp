@@ -40,6 +40,7 @@
 #include "local/session_keeper.hpp"
 #include "local/session_pool.hpp"
 #include "local/session_usage.hpp"
+#include "local/sudo_shim.hpp"
 #include "local/supervisor.hpp"
 #include "local/template_environment.hpp"
 #include "local/warm_protocol.hpp"
@@ -51,9 +52,10 @@ namespace json = boost::json;
 
 namespace {
 
+// The agent's own files, in /tmp (never in the user's home); it deletes both before it serves a request.
 constexpr const char* kAgentPath = "/tmp/.e2beval-agent.py";
 constexpr const char* kAgentStepsPath = "/tmp/.e2beval-agent-steps.so";  // the compiled steps the agent loads
-constexpr const char* kHome = "/home/user";  // E2B's user and working directory; a link to the workspace
+constexpr std::string_view kHome = local::kSessionHome;  // E2B's home and working directory
 // The agent's start and its default Python context's (the agent waits up to 10 s for the kernel, then reports
 // ready anyway and the first cell waits for the rest): generous, for a loaded 2-core machine.
 constexpr auto kStartTimeout = std::chrono::seconds(30);
@@ -629,19 +631,38 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     } catch (const error&) {
         node.reset();  // no Node.js here: JavaScript contexts answer that it is unavailable, and why
     }
-    auto request = local::base_request(settings, base, true, node ? node->read_only_paths : std::vector<std::string>{});
+    // E2B's layout: /home/user is the home and the working directory, /tmp a directory of its own; both are
+    // on the workspace's one size-limited tmpfs (mountns.hpp), the only writable places besides /dev/shm.
+    local::FilesystemAdditions filesystem;
+    if (node) filesystem.read_only_paths = node->read_only_paths;
+    filesystem.home_directory = kHome;
+    filesystem.login_shell = "/bin/bash";
+    auto request = local::base_request(settings, base, true, filesystem);
     auto& plan = request.plan;
 
-    // The agent is the program; it deletes its file once started. E2B's home directory is a link to the
-    // workspace, which stays the only writable, size-limited place.
-    local::add_workspace_link(plan.mount_steps, kHome);
+    // The agent is the program; it deletes its file once started.
     plan.working_directory = kHome;
     plan.program_path = kAgentPath;
     plan.program_source = agent_source;
     plan.arguments = {plan.executable, "-I", "-B", "-u", plan.program_path};  // the template's Python, if any
-    for (auto& variable : plan.environment)
-        if (variable.rfind("HOME=", 0) == 0) variable = std::string("HOME=") + kHome;
-    plan.environment.push_back(std::string("E2BEVAL_AGENT_HOME=") + kHome);
+    // What E2B's envd gives every command: HOME, USER and LOGNAME of its user (the agent passes them on).
+    // The sudo that grants nothing comes last on PATH; sudo_shim_steps covers any other sudo.
+    bool path_extended = false;
+    std::vector<std::string> program_directories;
+    for (auto& variable : plan.environment) {
+        if (variable.rfind("HOME=", 0) == 0) variable = "HOME=" + std::string(kHome);
+        if (variable.rfind("PATH=", 0) == 0) {
+            if (!path_extended) variable += ":" + std::string(local::kSudoShimDirectory);
+            path_extended = true;
+            const auto directories = local::path_directories(std::string_view(variable).substr(5));
+            program_directories.insert(program_directories.end(), directories.begin(), directories.end());
+        }
+    }
+    plan.environment.push_back("LOGNAME=user");
+    plan.environment.push_back("E2BEVAL_AGENT_HOME=" + std::string(kHome));
+    const auto sudo = local::sudo_shim_steps(program_directories);
+    local::insert_before_entering_root(plan.mount_steps, sudo.before_entering_root);
+    plan.mount_steps.insert(plan.mount_steps.end(), sudo.after_entering_root.begin(), sudo.after_entering_root.end());
     // Every session starts its default Python context before it reports ready, so its first cell pays only for
     // itself; a pooled session is then fully warm when handed out, and pooled and fresh sessions look alike.
     plan.environment.push_back("E2BEVAL_AGENT_DEFAULT_CONTEXT=python");
@@ -681,11 +702,9 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     plan.environment.push_back("E2BEVAL_AGENT_SECCOMP=" + hex(local::encode_warm_settings(child_settings)));
     plan.environment.push_back("E2BEVAL_AGENT_LIMITS=" + hex(local::encode_warm_steps(child_limits)));
     plan.environment.push_back(std::string("E2BEVAL_AGENT_STEPS=") + kAgentStepsPath);
-    auto enter_root = std::find_if(plan.mount_steps.begin(), plan.mount_steps.end(),
-                                   [](const local::MountStep& step) { return step.kind == local::MountStep::Kind::enter_root; });
-    if (enter_root == plan.mount_steps.end()) throw sandbox_error("the session's root filesystem has no pivot step");
-    plan.mount_steps.insert(enter_root, local::MountStep{local::MountStep::Kind::file, {}, enter_root->target + kAgentStepsPath,
-                                                         std::string(local::warm_steps_library()), 0600});
+    local::insert_before_entering_root(
+        plan.mount_steps, {local::MountStep{local::MountStep::Kind::file, {}, local::path_while_assembling(kAgentStepsPath),
+                                            std::string(local::warm_steps_library()), 0600}});
     plan.seccomp_filter.clear();
     plan.seccomp_reports_denials = false;
     plan.finalize();

@@ -2627,7 +2627,7 @@ class Agent:
         if code == errno.ENOENT:
             return Failure("not_found", "%s %s: no such file or directory" % (op, path))
         if code in (errno.EROFS, errno.EACCES, errno.EPERM) and op in self.WRITING_OPS:
-            return Failure("io", message + "; only %s (the workspace) and /dev/shm are writable" % self.home)
+            return Failure("io", message + "; only %s, /tmp and /dev/shm are writable" % self.home)
         if code in (errno.EISDIR, errno.ENOTDIR, errno.ENOTEMPTY, errno.EEXIST, errno.EINVAL, errno.ENAMETOOLONG,
                     errno.ELOOP):
             return Failure("invalid", message)
@@ -2675,21 +2675,21 @@ class Agent:
         try:
             parent = os.path.dirname(target)
             if not os.path.isdir(parent):
-                os.makedirs(parent, exist_ok=True)
+                self.ensure_directories(parent, "files_write", path)
             try:
                 existing = os.stat(target)
             except FileNotFoundError:
                 existing = None
             if existing is not None and not stat.S_ISREG(existing.st_mode):
                 raise Failure("invalid", "files_write %s: not a regular file" % path)
-            staging = os.path.join(parent, ".e2beval-write-%s" % secrets.token_hex(8))
+            staging = os.path.join(parent, staging_name(existing is not None, bool(data)))
             fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except FileExistsError:
             raise Failure("invalid", "files_write %s: a parent of it is a file, not a directory" % path)
         except OSError as exc:
             if exc.errno == errno.ENOENT and os.path.isdir(parent):  # a directory that takes no new files: /proc
-                raise Failure("io", "files_write %s: no file can be created in %s; only %s (the workspace) and "
-                              "/dev/shm are writable" % (path, parent, self.home))
+                raise Failure("io", "files_write %s: no file can be created in %s; only %s, /tmp and /dev/shm are "
+                              "writable" % (path, parent, self.home))
             raise self.os_failure("files_write", path, exc)
         try:
             try:
@@ -2784,23 +2784,49 @@ class Agent:
         try:
             entry = self.entry_info(path)
             if entry["type"] == "symlink" and os.path.isdir(path):
-                # A link to a directory (E2B's /home/user is one, to the workspace) is used as that directory:
-                # watch_dir and the like take it; symlink_target still says what it is.
+                # A link to a directory is used as that directory: watch_dir and the like take it;
+                # symlink_target still says what it is.
                 entry["type"] = "dir"
             self.reply(request_id, entry=entry)
         except OSError as exc:
             raise self.os_failure("files_info", path, exc)
 
     def op_files_remove(self, request_id, request):
+        """As envd's Remove (os.RemoveAll): a path that does not exist is already removed, not an error."""
         path = self.path_field(request)
         try:
             if stat.S_ISDIR(os.lstat(path).st_mode):
                 shutil.rmtree(path)
             else:
                 os.unlink(path)
+        except FileNotFoundError:
+            pass
         except OSError as exc:
             raise self.os_failure("files_remove", path, exc)
         self.reply(request_id)
+
+    def ensure_directories(self, directory, op, path):
+        """Makes `directory` and its missing parents the way envd does (permissions.EnsureDirs): each new one
+        with mode 0755, then chowned to the sandbox's user. The chown changes nothing (that user made it) but
+        is what makes a watcher see CREATE then CHMOD for it, as E2B's watchers do. Watchers read their events
+        after each directory is made, as envd's watcher (a goroutine of its own) keeps up: a recursive watcher
+        watches a new level before the next is made in it."""
+        missing = []
+        while not os.path.lexists(directory):
+            missing.append(directory)
+            directory = os.path.dirname(directory)
+        if not os.path.isdir(directory):
+            raise Failure("invalid", "%s %s: %s, a parent of it, is not a directory" % (op, path, directory))
+        for level in reversed(missing):
+            try:
+                os.mkdir(level, 0o755)
+            except FileExistsError:
+                if os.path.isdir(level):
+                    continue  # made meanwhile by a command: not ours to chown
+                raise
+            for watcher in self.watchers.values():
+                watcher.on_readable(selectors.EVENT_READ)
+            os.chown(level, os.getuid(), os.getgid(), follow_symlinks=False)
 
     def op_files_make_dir(self, request_id, request):
         path = self.path_field(request)
@@ -2810,7 +2836,7 @@ class Agent:
                 return
             if os.path.lexists(path):
                 raise Failure("invalid", "files_make_dir %s: it exists and is not a directory" % path)
-            os.makedirs(path)
+            self.ensure_directories(path, "files_make_dir", path)
         except FileExistsError:
             raise Failure("invalid", "files_make_dir %s: a parent of it is a file, not a directory" % path)
         except OSError as exc:
@@ -2825,13 +2851,13 @@ class Agent:
         except OSError as exc:
             raise self.os_failure("files_rename", old, exc)
         try:
-            os.makedirs(os.path.dirname(new), exist_ok=True)
+            self.ensure_directories(os.path.dirname(new), "files_rename", new)
             try:
                 os.rename(old, new)
             except OSError as exc:
                 if exc.errno != errno.EXDEV or os.path.lexists(new):
                     raise
-                shutil.move(old, new)  # between the workspace and /dev/shm: copy, then remove
+                shutil.move(old, new)  # between mounts (/home/user, /tmp, /dev/shm): copy, then remove
         except FileExistsError:
             raise Failure("invalid", "files_rename %s: a parent of it is a file, not a directory" % new)
         except OSError as exc:
@@ -2897,24 +2923,41 @@ WATCH_MASK = (IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | 
 WATCH_EVENT_CAP = 10000  # buffered per watcher; past it new events are dropped and counted (watch_events says so)
 WATCHERS_PER_SESSION = 64
 STAGING_PREFIX = ".e2beval-write-"  # files_write's staging files: an implementation detail, never reported
+# What envd's own write of a file makes its watchers report (open O_CREAT|O_TRUNC, chown to the user, write:
+# its api/upload.go), as E2B's SDK tests expect it, keyed by the two letters that end a staging file's name:
+# whether the target existed (r) or not (n), and whether data was written (d) or not (e). The truncation of an
+# existing file is a write of its own.
+STAGED_WRITE_EVENTS = {"nd": ("create", "chmod", "write"), "ne": ("create", "chmod"),
+                       "rd": ("chmod", "write", "write"), "re": ("chmod", "write")}
+
+
+def staging_name(existed, has_data):
+    """The name of files_write's staging file for a target: random, and saying what the write will be."""
+    return "%s%s.%s%s" % (STAGING_PREFIX, secrets.token_hex(8), "r" if existed else "n", "d" if has_data else "e")
 
 
 class DirectoryWatcher:
-    """One watched directory (and, recursive, every directory below it, also those made later). Events carry
-    the name relative to the watched directory and one of E2B's types: create (IN_CREATE, IN_MOVED_TO), write
-    (IN_MODIFY), remove (IN_DELETE, IN_DELETE_SELF), rename (IN_MOVED_FROM, IN_MOVE_SELF), chmod (IN_ATTRIB)."""
+    """One watched directory (and, recursive, every directory below it, also those made later), reporting what
+    envd's watcher (fsnotify over inotify) reports: each inotify event is one event, named relative to the
+    watched directory ("." for the directory itself) and typed create (IN_CREATE, IN_MOVED_TO), write
+    (IN_MODIFY), remove (IN_DELETE, IN_DELETE_SELF), rename (IN_MOVED_FROM, IN_MOVE_SELF) or chmod (IN_ATTRIB).
+    As there: a subdirectory's own delete or move is not reported twice (its parent reports it); entries found
+    in a directory made (or moved in from outside) after the watch started are reported as created; a
+    directory renamed inside the tree keeps its watches under the new name, its entries not reported again."""
 
     libc = None
 
-    def __init__(self, agent, watcher_id, root, recursive):
+    def __init__(self, agent, watcher_id, root, recursive, include_entry=False):
         if DirectoryWatcher.libc is None:
             DirectoryWatcher.libc = ctypes.CDLL(None, use_errno=True)
         self.agent, self.id, self.root, self.recursive = agent, watcher_id, root, recursive
+        self.include_entry = include_entry
         self.events = []
         self.dropped = 0
         self.ended = False  # the watched directory itself was removed or moved away
         self.directories = {}  # watch descriptor -> directory relative to root ("" for root)
-        self.staged_cookies = set()  # renames of files_write's staging files, whose target is a write
+        self.staged = {}  # cookie of a staging file's move -> the events its arrival at the target stands for
+        self.moving = None  # (cookie, relative path) of a subdirectory just moved away, until its arrival is seen
         self.fd = self.libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if self.fd < 0:
             code = ctypes.get_errno()
@@ -2930,7 +2973,7 @@ class DirectoryWatcher:
     def add(self, directory, relative, required):
         """Watches `directory` and, recursive, the directories below it. Entries found in a directory made after
         the watch started are reported as created: they may have been made before its watch was in place."""
-        flags = WATCH_MASK if relative == "" else WATCH_MASK | IN_DONT_FOLLOW  # the root may be a link (/home/user)
+        flags = WATCH_MASK if relative == "" else WATCH_MASK | IN_DONT_FOLLOW  # the root may be a link
         wd = self.libc.inotify_add_watch(self.fd, os.fsencode(directory), flags)
         if wd < 0:
             code = ctypes.get_errno()
@@ -2962,17 +3005,22 @@ class DirectoryWatcher:
         if len(self.events) >= WATCH_EVENT_CAP:
             self.dropped += 1
             return
-        self.events.append({"name": name, "type": kind})
+        event = {"name": name or ".", "type": kind}
+        if self.include_entry:
+            try:  # best effort, as envd's: the entry as it is when the event is read, if it still exists
+                event["entry"] = self.agent.entry_info(os.path.join(self.root, name) if name else self.root)
+            except OSError:
+                pass
+        self.events.append(event)
 
     def on_readable(self, mask):
         while True:
             try:
                 data = os.read(self.fd, 1 << 16)
-            except BlockingIOError:
-                return
-            except OSError:
-                return
+            except OSError:  # BlockingIOError: nothing more queued now
+                data = b""
             if not data:
+                self.settle_move()
                 return
             offset = 0
             while offset + 16 <= len(data):
@@ -2985,6 +3033,8 @@ class DirectoryWatcher:
         if flags & IN_Q_OVERFLOW:
             self.dropped += 1  # the kernel's queue overflowed: some events are lost
             return
+        if self.moving is not None and not (flags & IN_MOVED_TO and cookie == self.moving[0]):
+            self.settle_move()  # the move's other half (queued right after it) is not here: it left the tree
         relative = self.directories.get(wd)
         if relative is None:
             return
@@ -3000,13 +3050,13 @@ class DirectoryWatcher:
             return
         if name.startswith(STAGING_PREFIX):
             if flags & IN_MOVED_FROM:
-                self.staged_cookies.add(cookie)
+                self.staged[cookie] = STAGED_WRITE_EVENTS.get(name[-2:], ("create", "write"))
             return
-        path = os.path.join(relative, name) if relative else name
-        if flags & IN_MOVED_TO and cookie in self.staged_cookies:
-            self.staged_cookies.discard(cookie)  # files_write renames its staging file over the target
-            self.push(path, "create")
-            self.push(path, "write")
+        # An event of a watched directory itself (its chmod) has no name: it is named as that directory is.
+        path = os.path.join(relative, name) if relative and name else name or relative
+        if flags & IN_MOVED_TO and cookie in self.staged:
+            for kind in self.staged.pop(cookie):  # files_write renamed its staging file over the target
+                self.push(path, kind)
             return
         kind = ("create" if flags & (IN_CREATE | IN_MOVED_TO) else "write" if flags & IN_MODIFY
                 else "remove" if flags & IN_DELETE else "rename" if flags & IN_MOVED_FROM
@@ -3014,10 +3064,26 @@ class DirectoryWatcher:
         if kind is None:
             return
         self.push(path, kind)
-        if self.recursive and flags & IN_ISDIR and flags & IN_MOVED_FROM:
-            self.forget(path)  # moved away, or to a new name, whose own create event watches it again
-        if self.recursive and flags & IN_ISDIR and flags & (IN_CREATE | IN_MOVED_TO):
+        if not (self.recursive and flags & IN_ISDIR):
+            return
+        if flags & IN_MOVED_FROM:
+            # Renamed inside the tree (its arrival comes next, with the same cookie) or moved out of it.
+            self.moving = (cookie, path)
+        elif flags & IN_MOVED_TO and self.moving is not None:
+            # Renamed inside the tree: its watches stay, under the new name; its entries are not new.
+            old = self.moving[1]
+            self.moving = None
+            for wd, directory in list(self.directories.items()):
+                if directory == old or directory.startswith(old + "/"):
+                    self.directories[wd] = path + directory[len(old):]
+        elif flags & (IN_CREATE | IN_MOVED_TO):
             self.add(os.path.join(self.root, path), path, False)
+
+    def settle_move(self):
+        """A subdirectory moved away whose arrival did not follow: it left the tree, and so do its watches."""
+        if self.moving is not None:
+            self.forget(self.moving[1])
+            self.moving = None
 
     def forget(self, relative):
         """Stops watching the directory `relative` and those below it (their events would carry old names)."""
@@ -3059,6 +3125,7 @@ def watcher_of(agent, request):
 def op_watch_start(agent, request_id, request):
     path = agent.path_field(request)
     recursive = agent.field(request, "recursive", bool, "true or false", default=False)
+    include_entry = agent.field(request, "include_entry", bool, "true or false", default=False)
     try:
         if not os.path.isdir(path):
             os.stat(path)  # missing → ENOENT → not_found
@@ -3069,7 +3136,7 @@ def op_watch_start(agent, request_id, request):
         raise Failure("invalid", "watch_start %s: a session has at most %d watchers; stop one (watch_stop)"
                       % (path, WATCHERS_PER_SESSION))
     watcher_id = secrets.token_hex(8)
-    agent.watchers[watcher_id] = DirectoryWatcher(agent, watcher_id, path, recursive)
+    agent.watchers[watcher_id] = DirectoryWatcher(agent, watcher_id, path, recursive, include_entry)
     agent.reply(request_id, watcher=watcher_id)
 
 

@@ -681,6 +681,8 @@ def test_files_list_info_exists_rename_remove_make_dir(agent):
     assert agent.call("files_make_dir", path="made/deep")[-1]["created"] is False
     assert agent.call("files_remove", path="tree")[-1]["type"] == "reply"
     assert not (agent.home / "tree").exists()
+    # As envd's Remove (os.RemoveAll): what does not exist is removed already.
+    assert agent.call("files_remove", path="tree")[-1] == {"id": agent.next_id, "type": "reply"}
 
 
 @pytest.mark.parametrize("op, fields, kind", [
@@ -693,7 +695,7 @@ def test_files_list_info_exists_rename_remove_make_dir(agent):
     ("files_list", {"path": "file.txt"}, "invalid"),
     ("files_list", {"path": ".", "depth": 0}, "invalid"),
     ("files_info", {"path": "missing"}, "not_found"),
-    ("files_remove", {"path": "missing"}, "not_found"),
+    ("files_remove", {"path": "file.txt/inner"}, "invalid"),  # (a missing path is removed already: a reply)
     ("files_rename", {"old_path": "missing", "new_path": "b"}, "not_found"),
     ("files_make_dir", {"path": "file.txt"}, "invalid"),
     ("files_write", {"path": "/proc/version", "data": "eA=="}, "io"),  # EACCES, or EIO for root

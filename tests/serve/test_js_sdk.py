@@ -146,6 +146,17 @@ def test_watch_dir(serve):
            {"name": "new.txt", "type": "create"} in results["events"], results["events"]
 
 
+def test_layout_sudo_remove_and_watch_events_as_on_e2b(serve):
+    results = run_js(serve, "layout.mjs")
+    assert (results["pythonCwd"], results["jsCwd"], results["pwd"]) == ("/home/user",) * 3
+    assert results["infoPath"] == "/home/user/test_file.txt"
+    assert results["sudo"] == {"exitCode": 0, "stdout": "\n"}
+    assert results["removeMissing"] == {}  # resolved (to undefined), not an error
+    name = "test_nested_watch_dir/test_watch.txt"
+    assert results["events"] == [{"name": name, "type": "create"}, {"name": name, "type": "chmod"},
+                                 {"name": name, "type": "write"}]
+
+
 def test_display_gives_results_besides_the_value_with_formats(serve):
     results = run_js(serve, "display.mjs")
     assert results["shown"]["results"] == [  # a dict is JSON too, as E2B's JSON formatter gives it
