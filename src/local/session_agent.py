@@ -1579,8 +1579,8 @@ class Context:
         else:
             argv = [self.agent.node, "-e", JS_KERNEL, *fds, self.language]
         try:
-            # PWD: bash keeps a PWD that names its working directory, so `pwd` says /home/user, not /tmp, the
-            # directory that path links to (as E2B's kernels do).
+            # PWD: a bash kernel starts with a PWD naming its working directory as given (the context's cwd), as
+            # E2B's bash kernel does, whatever bash would compute from the mounts.
             self.child = ChildProcess(self.agent, argv, on_end=self.on_program_end, cwd=self.cwd,
                                       env=self.agent.child_env({"PWD": self.cwd} if self.language == "bash" else None),
                                       stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
