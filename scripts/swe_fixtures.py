@@ -107,7 +107,7 @@ def main():
     instances, predictions, expected = [], [], {}
     variants = []  # the SWE-bench-id instances, listed after every project's own
 
-    def add_instance(instance_id, project, source, base_commit, tests, kinds, make_patch):
+    def add_instance(instance_id, project, repo, source, base_commit, tests, kinds, make_patch):
         folder = FIXTURES / project["name"]
         test_patch = folder / "test.patch"
         instances.append({
@@ -129,6 +129,14 @@ def main():
             answer = out / "answers" / instance_id / f"{kind}.txt"
             answer.parent.mkdir(parents=True, exist_ok=True)
             answer.write_text(patch)
+        # The patch-generation prompt's vars: the failing tests as the harness's log shows them, and the files
+        # the fix is in, at the base commit.
+        prompt_vars = out / "prompt_vars" / instance_id
+        prompt_vars.mkdir(parents=True, exist_ok=True)
+        (prompt_vars / "fail_log.txt").write_text("".join(f"FAILED {test}\n" for test in tests["FAIL_TO_PASS"]))
+        touched = sorted({line[len("+++ b/"):] for line in (folder / "gold.patch").read_text().splitlines() if line.startswith("+++ b/")})
+        (prompt_vars / "relevant_files.txt").write_text("".join(
+            f"--- {path}\n{git(repo, 'show', f'{base_commit}:{path}', capture=True)}\n" for path in touched))
 
     for project in config["projects"]:
         folder = FIXTURES / project["name"]
@@ -150,18 +158,10 @@ def main():
                     patches[kind] = recorded[0].read_text()
             return patches[kind]
 
-        add_instance(project["instance_id"], project, source, base_commit, tests, project["predictions"], make_patch)
+        add_instance(project["instance_id"], project, repo, source, base_commit, tests, project["predictions"], make_patch)
         if "swebench_ids" in project:
-            variants.append((project["swebench_ids"]["instance_id"], project, source, base_commit, swebench_ids(tests),
+            variants.append((project["swebench_ids"]["instance_id"], project, repo, source, base_commit, swebench_ids(tests),
                              project["swebench_ids"]["predictions"], make_patch))
-        # The patch-generation prompt's vars: the failing tests as the harness's log shows them, and the files
-        # the fix is in, at the base commit.
-        prompt_vars = out / "prompt_vars" / project["instance_id"]
-        prompt_vars.mkdir(parents=True, exist_ok=True)
-        (prompt_vars / "fail_log.txt").write_text("".join(f"FAILED {test}\n" for test in tests["FAIL_TO_PASS"]))
-        touched = sorted({line[len("+++ b/"):] for line in (folder / "gold.patch").read_text().splitlines() if line.startswith("+++ b/")})
-        (prompt_vars / "relevant_files.txt").write_text("".join(
-            f"--- {path}\n{git(repo, 'show', f'{base_commit}:{path}', capture=True)}\n" for path in touched))
     for variant in variants:
         add_instance(*variant)
     (out / "instances.jsonl").write_text("".join(json.dumps(i) + "\n" for i in instances))
