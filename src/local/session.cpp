@@ -403,8 +403,32 @@ private:
             if (intake.dropped_anything() && on_event) on_event(intake.marker_event(id));
             return std::move(*event);
         }
+        if (type == "error") name_memory_limit(*event);
         if (intake.accept(type, line.text.size()) && on_event) on_event(*event);
         return std::nullopt;
+    }
+
+    // A kernel the memory cgroup killed dies of SIGKILL, and the agent inside can say no more than "signal:
+    // killed". The host sees the kill in the session's cgroup: when one happened since the last such death, the
+    // error says which limit it was and how to raise it, as a one-shot execution's memory_limit does.
+    void name_memory_limit(json::object& event) {
+        const auto* name = event.if_contains("name");
+        auto* value = event.if_contains("value");
+        if (!name || *name != "KernelDied" || !value || !value->is_string() ||
+            value->get_string().find("signal: killed") == json::string::npos)
+            return;
+        {
+            std::lock_guard lock(state_mutex_);  // the sandbox (its cgroup) is not killed meanwhile
+            if (closed_ || !sandbox_.cgroup) return;
+            const auto kills = sandbox_.cgroup->usage().oom_kills;
+            if (kills <= oom_kills_named_) return;
+            oom_kills_named_ = kills;
+        }
+        const auto larger = std::to_string(2 * limits_.memory_bytes / kMiB);
+        *value = std::string(value->get_string()) + "; it ran out of memory: the session's processes together reached its memory " +
+                 "limit of " + std::to_string(limits_.memory_bytes / kMiB) +
+                 " MiB and the kernel killed the cell's process. Raise the limit when you create the sandbox: " +
+                 "e2beval.Sandbox.create(limits={\"memory_mb\": " + larger + "}), or `e2beval serve --memory-mb " + larger + "`";
     }
 
     void send_interrupt(std::int64_t target, CallInterrupt::Mode mode) {
@@ -573,9 +597,10 @@ private:
     std::chrono::system_clock::time_point end_at_;
     json::object ready_;
 
-    mutable std::mutex state_mutex_;  // closed_, closed_reason_, started_at_, end_at_, metadata_, sandbox_ (kill)
+    mutable std::mutex state_mutex_;  // closed_, closed_reason_, oom_kills_named_, started_at_, end_at_, metadata_, sandbox_ (kill)
     bool closed_ = false;
     std::string closed_reason_;
+    std::uint64_t oom_kills_named_ = 0;  // the cgroup's OOM kills a KernelDied error has named already
     const local::UniqueFd closed_wake_;  // readable once closed: wakes a call() waiting for the agent
 
     std::atomic<bool> closed_flag_{false};  // closed_, readable without state_mutex_

@@ -192,6 +192,25 @@ def test_a_cell_that_ignores_the_interrupt_is_restarted_and_says_so(sandbox):
     assert after.text == "False"
 
 
+def test_a_cell_killed_for_memory_names_the_limit_and_how_to_raise_it():
+    """Issue 38, row 8: the memory cgroup's kill arrives as SIGKILL; the error says it was the session's memory
+    limit (as a one-shot execution's memory_limit does), and how to raise it."""
+    with Sandbox.create(timeout=120, limits={"memory_mb": 256}) as box:
+        box.run_code("kept = 1")
+        died = box.run_code("b = bytearray(512 * 1024 * 1024)")
+        assert died.error is not None and died.error.name == "KernelDied", died
+        assert "(signal: killed)" in died.error.value
+        assert "it ran out of memory: the session's processes together reached its memory limit of 256 MiB" in died.error.value
+        assert 'e2beval.Sandbox.create(limits={"memory_mb": 512})' in died.error.value
+        assert "e2beval serve --memory-mb 512" in died.error.value
+        # The context was restarted: it runs again, its state lost.
+        assert box.run_code("'kept' in globals()").text == "False"
+        # A kernel that dies of SIGKILL for another reason is not blamed on memory.
+        killed = box.run_code("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
+        assert killed.error.name == "KernelDied" and "(signal: killed)" in killed.error.value
+        assert "memory" not in killed.error.value, killed.error.value
+
+
 def test_streaming_callbacks_get_output_messages(sandbox):
     seen = []
     sandbox.run_code("import sys\nprint('a')\nprint('b', file=sys.stderr)", on_stdout=seen.append, on_stderr=seen.append)
