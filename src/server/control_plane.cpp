@@ -4,6 +4,7 @@
 #include "server/control_plane.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <thread>
 
@@ -251,8 +252,21 @@ Response list_sandboxes(ServerContext& context, const urls::url_view& url,
     }
     std::optional<std::string> template_filter;
     if (auto name = query_param(url, "template", storage)) template_filter = std::string(*name);
-    bool descending = false;
-    if (auto order = query_param(url, "order", storage)) descending = *order == "desc";
+    // E2B's v2 list is newest first unless asked otherwise ("Defaults to desc"); v1's has no order.
+    bool descending = paginated;
+    if (auto order = query_param(url, "order", storage)) {
+        if (*order != "asc" && *order != "desc")
+            return error_response(http::status::bad_request, "\"order\" takes asc or desc, got '" + std::string(*order) + "'");
+        descending = *order == "desc";
+    }
+    std::optional<std::chrono::system_clock::time_point> started_after;
+    if (auto text = query_param(url, "startedAfter", storage)) {
+        started_after = parse_rfc3339(*text);
+        if (!started_after)
+            return error_response(http::status::bad_request,
+                                  "\"startedAfter\" must be an RFC 3339 date-time (2026-01-02T03:04:05Z), got '" +
+                                      std::string(*text) + "'");
+    }
     std::size_t limit = paginated ? kDefaultPageSize : kMaxPageSize * 1000;
     if (auto text = query_param(url, "limit", storage); text && paginated) {
         std::size_t parsed = 0;
@@ -280,6 +294,9 @@ Response list_sandboxes(ServerContext& context, const urls::url_view& url,
         if (!want_running) break;
         if (from && (descending ? sandbox->sequence > *from : sandbox->sequence < *from)) continue;
         if (template_filter && sandbox->template_id != *template_filter) continue;
+        // Compared at the millisecond, the precision of the startedAt the API gave the client.
+        if (started_after && std::chrono::floor<std::chrono::milliseconds>(sandbox->session->info().started_at) < *started_after)
+            continue;
         if (!filter.empty() && !matches(sandbox->session->info().metadata, filter)) continue;
         if (page.size() == limit) {
             next = sandbox->sequence;
@@ -344,7 +361,10 @@ Plan plan_control_plane(ServerContext& context, Exchange& exchange) {
             if (!sandbox) return not_found(id);
             bool ended = false;
             try {
-                if (timeout) sandbox->session->set_timeout(*timeout);
+                // Connect only extends the time left ("TTL is only extended", E2B's spec); setTimeout sets it.
+                const bool shortens = connect && timeout &&
+                                      std::chrono::system_clock::now() + *timeout <= sandbox->session->info().end_at;
+                if (timeout && !shortens) sandbox->session->set_timeout(*timeout);
             } catch (const error&) {
                 ended = true;  // it ended between the lookup and now
             }

@@ -2,6 +2,7 @@
 #include "server/request_json.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 
@@ -43,6 +44,57 @@ std::string rfc3339(std::chrono::system_clock::time_point time) {
     std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
                   utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
     return text;
+}
+
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text) {
+    std::size_t at = 0;
+    const auto number = [&](std::size_t digits, int& out) {
+        if (at + digits > text.size()) return false;
+        out = 0;
+        for (std::size_t i = 0; i < digits; ++i, ++at) {
+            if (text[at] < '0' || text[at] > '9') return false;
+            out = out * 10 + (text[at] - '0');
+        }
+        return true;
+    };
+    const auto expect = [&](std::string_view any_of) {
+        if (at >= text.size() || any_of.find(text[at]) == std::string_view::npos) return false;
+        ++at;
+        return true;
+    };
+    int year, month, day, hour, minute, second;
+    if (!number(4, year) || !expect("-") || !number(2, month) || !expect("-") || !number(2, day) || !expect("Tt ") ||
+        !number(2, hour) || !expect(":") || !number(2, minute) || !expect(":") || !number(2, second)) {
+        return std::nullopt;
+    }
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
+    std::chrono::nanoseconds fraction{0};
+    if (at < text.size() && text[at] == '.') {
+        ++at;
+        std::int64_t scale = 100'000'000;
+        const std::size_t first = at;
+        for (; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, scale /= 10) {
+            fraction += std::chrono::nanoseconds((text[at] - '0') * scale);
+        }
+        if (at == first) return std::nullopt;
+    }
+    std::chrono::minutes offset{0};
+    if (at < text.size() && (text[at] == 'Z' || text[at] == 'z')) {
+        ++at;
+    } else {
+        if (at >= text.size()) return std::nullopt;
+        const int sign = text[at] == '-' ? -1 : 1;
+        int offset_hours, offset_minutes;
+        if (!expect("+- ") || !number(2, offset_hours) || !expect(":") || !number(2, offset_minutes)) return std::nullopt;
+        offset = std::chrono::minutes(sign * (offset_hours * 60 + offset_minutes));
+    }
+    if (at != text.size()) return std::nullopt;
+    const std::chrono::year_month_day date{std::chrono::year(year), std::chrono::month(static_cast<unsigned>(month)),
+                                           std::chrono::day(static_cast<unsigned>(day))};
+    if (!date.ok()) return std::nullopt;
+    return std::chrono::sys_days(date) + std::chrono::hours(hour) + std::chrono::minutes(minute) +
+           std::chrono::seconds(second) + std::chrono::duration_cast<std::chrono::system_clock::duration>(fraction) -
+           offset;
 }
 
 }  // namespace e2beval::server

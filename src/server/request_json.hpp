@@ -22,4 +22,8 @@ std::variant<std::map<std::string, std::string>, std::string> string_map_field(c
 // RFC 3339 in UTC with milliseconds, as E2B's API writes times.
 std::string rfc3339(std::chrono::system_clock::time_point time);
 
+// An RFC 3339 date-time as the SDKs send it (`2026-11-27T14:17:28.169000+00:00`, `...Z`; a fraction of any
+// length; a `+` that query decoding turned into a space is taken as `+`); nothing when the text is not one.
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text);
+
 }  // namespace e2beval::server

@@ -2,6 +2,7 @@
 against `e2beval serve`: code, commands, files and the control plane."""
 import os
 import time
+from datetime import timedelta
 
 import pytest
 from e2b import AuthenticationException, RateLimitException, SandboxNotFoundException, TimeoutException
@@ -116,6 +117,36 @@ def test_control_plane_list_info_timeout_connect_kill(serve):
     assert Sandbox.kill(first.sandbox_id) is False
     with pytest.raises(SandboxNotFoundException):
         Sandbox.get_info(first.sandbox_id)
+
+
+def test_list_is_newest_first_and_takes_started_after_and_connect_only_extends(serve):
+    # E2B's test_paginate_running_sandboxes, test_list_sandboxes_started_after and
+    # test_resume_does_not_shorten_timeout_on_running_sandbox, as a test of ours.
+    from e2b import SandboxQuery
+    older = Sandbox.create(timeout=120, metadata={"suite": "order"})
+    newer = Sandbox.create(timeout=120, metadata={"suite": "order"})
+    try:
+        query = SandboxQuery(metadata={"suite": "order"})
+        paginator = Sandbox.list(query=query, limit=1)
+        pages = [paginator.next_items(), paginator.next_items()]
+        assert [[info.sandbox_id for info in page] for page in pages] == [[newer.sandbox_id], [older.sandbox_id]]
+        assert not paginator.has_next
+        ascending = Sandbox.list(query=query, order="asc").next_items()
+        assert [info.sandbox_id for info in ascending] == [older.sandbox_id, newer.sandbox_id]
+        started = newer.get_info().started_at
+        since = Sandbox.list(query=SandboxQuery(metadata={"suite": "order"}, started_after=started)).next_items()
+        assert newer.sandbox_id in [info.sandbox_id for info in since]
+        later = Sandbox.list(query=SandboxQuery(metadata={"suite": "order"},
+                                                started_after=started + timedelta(seconds=1))).next_items()
+        assert later == []
+        end_before = Sandbox.get_info(older.sandbox_id).end_at
+        Sandbox.connect(older.sandbox_id, timeout=10)  # shorter than what is left: unchanged
+        assert Sandbox.get_info(older.sandbox_id).end_at == end_before
+        Sandbox.connect(older.sandbox_id, timeout=600)  # longer: extended
+        assert Sandbox.get_info(older.sandbox_id).end_at > end_before
+    finally:
+        older.kill()
+        newer.kill()
 
 
 def test_wrong_key_is_refused(serve):
