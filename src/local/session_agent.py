@@ -2783,10 +2783,14 @@ class Agent:
         path = self.path_field(request)
         try:
             entry = self.entry_info(path)
-            if entry["type"] == "symlink" and os.path.isdir(path):
-                # A link to a directory is used as that directory: watch_dir and the like take it;
-                # symlink_target still says what it is.
-                entry["type"] = "dir"
+            if entry["type"] == "symlink" and os.path.exists(path):
+                # As envd's Stat: a link is described by what it leads to (a link to a file is a file, to a
+                # directory a directory, so watch_dir and the like take it), and symlink_target is the absolute
+                # path it resolves to. A dangling link stays a symlink with its text.
+                target = os.path.realpath(path)
+                followed = self.entry_info(target)
+                entry.update(type=followed["type"], size=followed["size"], mode=followed["mode"],
+                             permissions=followed["permissions"], symlink_target=target)
             self.reply(request_id, entry=entry)
         except OSError as exc:
             raise self.os_failure("files_info", path, exc)

@@ -771,6 +771,19 @@ def test_files_info_takes_a_link_to_a_directory_as_that_directory(agent):
     assert entry["type"] == "dir" and entry["symlink_target"] == str(agent.home / "real")
 
 
+def test_files_info_describes_a_link_to_a_file_by_its_file_as_envd_does(agent):
+    # E2B's test_file_symlink: get_info of `ln -s test.txt link` is a FILE whose symlink_target is the
+    # absolute path of test.txt.
+    (agent.home / "test.txt").write_text("Hello, World!")
+    os.symlink("test.txt", str(agent.home / "link"))
+    entry = agent.call("files_info", path="link")[-1]["entry"]
+    assert (entry["type"], entry["size"], entry["symlink_target"]) == ("file", 13, str(agent.home / "test.txt"))
+    assert entry["name"] == "link" and entry["path"].endswith("/link")
+    os.symlink("nowhere", str(agent.home / "dangling"))
+    entry = agent.call("files_info", path="dangling")[-1]["entry"]
+    assert (entry["type"], entry["symlink_target"]) == ("symlink", "nowhere")
+
+
 def test_messages_written_on_the_kernels_channel_reach_no_reply(agent):
     """Code that writes the kernel's own protocol on its control fd cannot set an id, a type, or another
     cell's results: the agent takes only typed fields of messages carrying the running cell's nonce."""
