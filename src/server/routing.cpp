@@ -11,7 +11,14 @@ namespace e2beval::server {
 
 boost::asio::awaitable<void> route(ServerContext& context, Exchange& exchange) {
     const auto sandbox_id = exchange.header("E2b-Sandbox-Id");
-    if (sandbox_id.empty()) co_return co_await serve_control_plane(context, exchange);
+    if (sandbox_id.empty()) {
+        if (auto signer = sandbox_of_signed_file_url(exchange, context.sandboxes)) {
+            if (auto refusal = refuse_without_access(exchange, *signer, false))
+                co_return co_await carry_out(context, exchange, Plan(std::move(*refusal)));
+            co_return co_await serve_envd(context, exchange, signer);
+        }
+        co_return co_await serve_control_plane(context, exchange);
+    }
     const auto port_header = exchange.header("E2b-Sandbox-Port");
     const bool code_interpreter = port_header == std::to_string(kCodeInterpreterPort);
     if (!code_interpreter && !port_header.empty() && port_header != std::to_string(kEnvdPort)) {

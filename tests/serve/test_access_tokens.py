@@ -115,6 +115,26 @@ def test_files_need_the_token_or_a_valid_signature(serve, sandbox):
     assert sandbox.files.read("/home/user/secret.txt") == "secret"
 
 
+def test_a_signed_url_alone_names_its_sandbox(serve, sandbox):
+    # E2B's test_download_url_with_signing: the URL fetched as it is (urllib, no E2B headers) with E2B_SANDBOX_URL
+    # pointing at the server; the signature is what names the sandbox.
+    import urllib.error
+    import urllib.request
+    sandbox.files.write("signed.txt", "signed content")
+    for url in (sandbox.download_url("signed.txt", "user"), sandbox.download_url("signed.txt", "user", 120)):
+        with urllib.request.urlopen(url, timeout=60) as answer:
+            assert (answer.status, answer.read()) == (200, b"signed content")
+    with pytest.raises(urllib.error.HTTPError) as expired:
+        urllib.request.urlopen(sandbox.download_url("signed.txt", "user", use_signature_expiration=-120), timeout=60)
+    assert expired.value.code == 401
+    assert json.loads(expired.value.read()) == {"code": 401, "message": "signature is already expired"}
+    # A forged signature names no sandbox: the control plane refuses it for want of an API key.
+    forged = re.sub(r"signature=[^&]+", "signature=v1_" + "A" * 43, sandbox.download_url("signed.txt", "user"))
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(forged, timeout=60)
+    assert refused.value.code == 401 and b"signed content" not in refused.value.read()
+
+
 def test_the_sdk_reports_a_wrong_token_as_an_authentication_error(sandbox):
     sandbox.files.write("/home/user/b.txt", "b")
     # The SDK's own envd client, its token replaced: what a client with a stale or forged token sees.
