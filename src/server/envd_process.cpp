@@ -116,11 +116,14 @@ boost::asio::awaitable<void> stream_process(ServerContext& context, Exchange& ex
         }
         if (std::holds_alternative<EventPipe::Ended>(next)) {
             if (pipe->abandoned()) break;
-            // The sandbox ended mid-command: the proxy's wording, so the SDK says it is gone.
             const auto failure = call_exception_response(pipe->failure(), sandbox->session->id());
+            // The sandbox ended mid-command (killed, timed out): on E2B its envd goes with it and the connection
+            // breaks. So it breaks here too, with no end of stream: the SDKs then ask /health, learn that the
+            // sandbox is gone (502) and say so ("The sandbox was killed or reached its end of life while the
+            // request was in flight", a TimeoutException).
+            if (failure.status == http::status::bad_gateway) break;
             const auto body = json::parse(failure.body).as_object();
-            if (co_await exchange.write_chunk(connect_end_of_stream(std::make_pair(
-                    std::string(failure.status == http::status::bad_gateway ? "unavailable" : "internal"), string_of(body, "message")))))
+            if (co_await exchange.write_chunk(connect_end_of_stream(std::make_pair(std::string("internal"), string_of(body, "message")))))
                 co_await exchange.finish_stream();
             break;
         }
