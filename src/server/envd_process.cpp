@@ -121,7 +121,15 @@ boost::asio::awaitable<void> stream_process(ServerContext& context, Exchange& ex
             // breaks. So it breaks here too, with no end of stream: the SDKs then ask /health, learn that the
             // sandbox is gone (502) and say so ("The sandbox was killed or reached its end of life while the
             // request was in flight", a TimeoutException).
-            if (failure.status == http::status::bad_gateway) break;
+            if (failure.status == http::status::bad_gateway) {
+                // Reset, not closed: a peer that vanishes resets its connections, and a clean close in the
+                // middle of a chunked body is what the older SDKs' transport (pyqwest 0.10) reports as a protocol
+                // error, not as the broken connection that makes them ask /health.
+                boost::system::error_code ignored;
+                exchange.stream().socket().set_option(boost::asio::socket_base::linger(true, 0), ignored);
+                exchange.stream().socket().close(ignored);
+                break;
+            }
             const auto body = json::parse(failure.body).as_object();
             if (co_await exchange.write_chunk(connect_end_of_stream(std::make_pair(std::string("internal"), string_of(body, "message")))))
                 co_await exchange.finish_stream();
