@@ -43,5 +43,8 @@ file(GLOB_RECURSE E2BEVAL_TUTORIAL_FILES CONFIGURE_DEPENDS LIST_DIRECTORIES fals
 list(FILTER E2BEVAL_TUTORIAL_FILES EXCLUDE REGEX "/(\\.promptfoo_results|__pycache__|node_modules)/|\\.pyc$|/promptfoo_report\\.md$|/out[^/]*\\.json$|/\\.DS_Store$")
 e2beval_embed_files(HEADER ${PROJECT_BINARY_DIR}/generated/cli/init_project.hpp VARIABLE kTutorialProjectFiles
                     BASE_DIR ${PROJECT_SOURCE_DIR}/examples/tutorial FILES ${E2BEVAL_TUTORIAL_FILES})
+# The JavaScript entry of the assertion: one file, shipped in the Python package and written by `init` too.
+e2beval_embed_files(HEADER ${PROJECT_BINARY_DIR}/generated/cli/init_assert_js.hpp VARIABLE kInitAssertJavascript
+                    BASE_DIR ${PROJECT_SOURCE_DIR}/python/e2beval FILES ${PROJECT_SOURCE_DIR}/python/e2beval/e2beval_assert.cjs)
 e2beval_embed_files(HEADER ${PROJECT_BINARY_DIR}/generated/cli/init_run_script.hpp VARIABLE kInitRunScript
                     BASE_DIR ${PROJECT_SOURCE_DIR}/src/cli FILES ${PROJECT_SOURCE_DIR}/src/cli/init_run.sh)

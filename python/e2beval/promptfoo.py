@@ -73,7 +73,7 @@ def grade(output, context: dict, started: float, caller: Caller) -> dict:
         metrics, results_dir = _core.assertion_metrics_settings(context.get("config"))
         return _finish(context, (metrics, caller.results_dir(results_dir)), started,
                        _grading(False, 0.0, f"Invalid e2beval config: {error}"), None, outcome="invalid_test",
-                       caller=caller)
+                       error_kind="config", caller=caller)
 
     settings = (config.metrics, caller.results_dir(config.results_dir))
     checks = rich_results.settings_of(config)
@@ -350,11 +350,24 @@ def _since(started: float) -> float:
     return round(time.monotonic() - started, 6)
 
 
-def _finish(context, settings, started: float, result: dict, record, outcome: str = "", caller: Caller = Caller()) -> dict:
+# What an error row's GradingResult says in metadata.error_kind, by outcome (a config error says "config").
+ERROR_KINDS = {"invalid_test": "test", "sandbox_error": "sandbox"}
+
+
+def _finish(context, settings, started: float, result: dict, record, outcome: str = "", caller: Caller = Caller(),
+            error_kind: str = "") -> dict:
     """Writes the test's metrics record (unless ``metrics: false``; ``settings`` is the config's (metrics,
     results_dir), the valid ones of a config that failed its checks) and returns ``result``. ``record`` is the one
     the core makes of the verdict (the same ``e2beval eval`` writes: docs/reports.md); without one, ``outcome``
-    names why nothing ran (invalid_test, sandbox_error) and the record is an error row, not a failure."""
+    names why nothing ran (invalid_test, sandbox_error) and the record is an error row, not a failure.
+
+    An error row's result says so in its metadata (``verdict: error``, ``outcome``, ``error_kind``: ``config``,
+    ``test`` or ``sandbox``): promptfoo counts a Python assertion's result as passed or failed whatever it says,
+    so e2beval_assert.cjs reads this mark to throw, which promptfoo counts as an error."""
+    if record is None:
+        result.setdefault("metadata", {}).update({
+            "verdict": "error", "outcome": outcome or "error",
+            "error_kind": error_kind or ERROR_KINDS.get(outcome, "sandbox"), "e2beval_version": e2beval.__version__})
     metrics, results_dir = settings
     if metrics:
         variables = context.get("vars") or {}

@@ -1,6 +1,7 @@
 // `e2beval init [DIR]`: writes a ready promptfoo project (the tutorial's config, recorded answers, the one-line
-// assertion file, README, compiled into the binary from examples/tutorial/) and a run.sh that runs it with the
-// right Python and promptfoo, found now from where this binary is installed.
+// assertion file, README, compiled into the binary from examples/tutorial/; the assertion's JavaScript entry,
+// e2beval_assert.cjs, from the Python package) and a run.sh that runs it with the right Python and promptfoo,
+// found now from where this binary is installed.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/init_assert_js.hpp"
 #include "cli/init_project.hpp"
 #include "cli/init_run_script.hpp"
 #include "e2beval/core/error.hpp"
@@ -158,6 +160,7 @@ int init_command(const ParsedArgs& args) {
     };
     std::vector<Output> outputs;
     for (const auto& file : kTutorialProjectFiles) outputs.push_back({fs::path(file.path), file.content, false});
+    for (const auto& file : kInitAssertJavascript) outputs.push_back({fs::path(file.path), file.content, false});
     outputs.push_back({"run.sh", run_script, true});
 
     std::vector<std::string> existing;
@@ -197,7 +200,8 @@ Command make_init_command() {
     return {{"init", "e2beval init [OPTIONS] [DIR]", "Write a ready promptfoo project that evaluates code with e2beval.",
              "Writes the tutorial's project into DIR (default: the current directory): promptfooconfig.yaml with the\n"
              "tutorial's test cases and prompt template, recorded model answers served by promptfoo's offline `echo`\n"
-             "provider (commented lines show real providers), the one-line assertion file, a README, and run.sh,\n"
+             "provider (commented lines show real providers), the one-line assertion file (and e2beval_assert.cjs, its\n"
+             "JavaScript entry, with which promptfoo counts a bad config as an error), a README, and run.sh,\n"
              "which runs `promptfoo eval` with the Python that has e2beval and a promptfoo whose Node.js is >= 22.\n"
              "Existing files are never overwritten without --force; exit status 1 lists them and writes nothing.",
              {{"--force", "", "overwrite files that exist already"}},

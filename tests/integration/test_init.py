@@ -66,8 +66,10 @@ def test_init_writes_the_tutorial_project_and_run_sh(tmp_path):
     assert expected, "examples/tutorial is empty"
     for relative in expected:
         assert (project / relative).read_bytes() == (TUTORIAL / relative).read_bytes(), relative
+    # The assertion's JavaScript entry, as the Python package ships it.
+    assert (project / "e2beval_assert.cjs").read_bytes() == (REPO / "python" / "e2beval" / "e2beval_assert.cjs").read_bytes()
     written = sorted(p.relative_to(project) for p in project.rglob("*") if p.is_file())
-    assert written == sorted(expected + [Path("run.sh")])
+    assert written == sorted(expected + [Path("run.sh"), Path("e2beval_assert.cjs")])
     run_sh = project / "run.sh"
     assert os.access(run_sh, os.X_OK)
     script = run_sh.read_text()

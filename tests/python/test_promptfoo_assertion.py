@@ -59,9 +59,11 @@ def test_unknown_config_keys_are_an_error_listing_the_valid_ones():
 
 
 def test_bad_vars_and_bad_output_never_crash():
-    assert get_assert(ANSWER, context({"function_name": "add"}))["reason"].startswith("Invalid test:")
+    invalid = get_assert(ANSWER, context({"function_name": "add"}))
+    assert invalid["reason"].startswith("Invalid test:") and invalid["metadata"]["error_kind"] == "test"
     empty = get_assert("", context({"function_name": "add", "test_input": "1, 2", "expected_output": "3"}))
     assert empty["pass"] is False and "No Python function named add found" in empty["reason"]
+    assert "error_kind" not in empty["metadata"]  # a bad answer is a verdict, not an error row
     nul = get_assert("```python\ndef add(a, b):\n    return a + b\0\n```",
                      context({"function_name": "add", "test_input": "1, 2", "expected_output": "3"}))
     assert nul["pass"] is False and "NUL" in nul["reason"]
@@ -110,6 +112,9 @@ def test_bad_config_fails_with_a_reason_that_says_what_is_valid(config, message,
     assert result["pass"] is False and result["score"] == 0.0
     assert result["reason"].startswith("Invalid e2beval config: "), result["reason"]
     assert message in result["reason"], result["reason"]
+    # Marked as an error row for machines (e2beval_assert.cjs throws on it: promptfoo then counts an error).
+    assert result["metadata"]["error_kind"] == "config" and result["metadata"]["verdict"] == "error"
+    assert result["metadata"]["outcome"] == "invalid_test"
     # Nothing was evaluated, but the test was asked for: it is recorded as an error, so no report loses it.
     files = list(results_dir.glob("metrics_*.json"))
     assert len(files) == 1
