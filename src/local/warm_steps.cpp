@@ -283,6 +283,9 @@ E2BEVAL_WARM_API int e2beval_session_contain_child(int status_fd) {
     containment.seccomp_filter = {static_cast<unsigned short>(settings->seccomp_filter.size()),
                                   settings->seccomp_filter.data()};
     containment.seccomp_reports_denials = false;  // nobody would answer: the agent is not a supervisor
+    // Blank the agent's command line before the fork, not only in the init after it: the program may list
+    // /proc the moment it runs, before its init has got to run_session_init's wipe.
+    wipe_command_line();
     const pid_t program = ::fork();
     if (program < 0) return failed("fork");
     if (program > 0) run_session_init(program, status_fd, containment);
