@@ -22,5 +22,8 @@ def attack(sandbox, host):
             pass
     sandbox.commands.run("ln -s /etc/passwd passwd-link")
     sandbox.files.rename("passwd-link", "moved-link")
-    assert sandbox.files.get_info("moved-link").type.value == "symlink"
+    # Still a link (a listing shows links as links; get_info describes what one leads to, as envd's Stat does).
+    listed = {entry.name: entry for entry in sandbox.files.list(".")}
+    assert listed["moved-link"].type.value == "symlink" and "passwd-link" not in listed
+    assert sandbox.files.get_info("moved-link").symlink_target == "/etc/passwd"
     assert host.sha256("/etc/passwd") == passwd and os.path.exists("/etc/passwd")
