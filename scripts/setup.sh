@@ -2,20 +2,34 @@
 # Sets up everything e2beval needs on Debian 12, from nothing: system packages (apt), a project-local
 # Python virtualenv with e2beval built and installed in it (pip), promptfoo and Node 22 (npm, in
 # tools/promptfoo), the official E2B JavaScript SDKs (npm, in node_modules). Idempotent: a second run only rebuilds what changed.
+#   scripts/setup.sh           what the demo needs (scripts/demo.sh)
+#   scripts/setup.sh --tests   and what only the tests need (scripts/test.sh): their apt packages, and the C++
+#                              tests configured in the build tree (built by scripts/test.sh, not here)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+for_tests=0
+case "${1:-}" in
+  --tests) for_tests=1 ;;
+  "") ;;
+  *) echo "setup.sh: unknown argument '$1' (none, or --tests)" >&2; exit 2 ;;
+esac
 
 # ---- 1. system packages ----------------------------------------------------------------------------
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
-  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libssl-dev libseccomp-dev zlib1g-dev doctest-dev
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libssl-dev libseccomp-dev zlib1g-dev
   python3 python3-dev python3-venv
-  chromium  # headless, for the HTML report's screenshot test (tests/integration/test_report_screenshot.py)
 )
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
+if [ "$for_tests" = 1 ]; then
+  APT_PACKAGES+=(
+    doctest-dev  # the C++ tests (tests/cpp)
+    chromium     # headless, for the HTML report's screenshot test (tests/integration/test_report_screenshot.py)
+  )
+fi
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
@@ -49,9 +63,14 @@ if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, yaml, e2b_code_i
   "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7" "PyYAML>=6" \
     "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
 fi
-say "building and installing e2beval into .venv (incremental: build/python-*)"
+# One build tree, build/cpp, serves the module and the CLI (this wheel), the C++ tests (configured here with
+# --tests, built by scripts/test.sh) and the consumers' install (tests/consumers/run.sh): each source is
+# compiled once. docs/building.md.
+say "building and installing e2beval into .venv (incremental: build/cpp)"
 export CMAKE_GENERATOR=Ninja
-"$VENV_PY" -m pip install -q --no-build-isolation "$ROOT"
+BUILD_SETTINGS=(-C "build-dir=$ROOT/build/cpp")
+[ "$for_tests" = 1 ] && BUILD_SETTINGS+=(-C cmake.define.E2BEVAL_BUILD_TESTS=ON)
+"$VENV_PY" -m pip install -q --no-build-isolation "${BUILD_SETTINGS[@]}" "$ROOT"
 
 # ---- 3. promptfoo and the Node 22 it needs, project-local -------------------------------------------
 NODE_BIN="$ROOT/tools/promptfoo/node_modules/.bin"
