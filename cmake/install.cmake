@@ -34,6 +34,14 @@ install(FILES ${PROJECT_BINARY_DIR}/e2bevalConfig.cmake ${PROJECT_BINARY_DIR}/e2
 
 # pkg-config, for builds without CMake: `c++ -std=c++20 main.cpp $(pkg-config --cflags --libs --static e2beval)`.
 # The library is static by default, so its private dependencies are listed for --static.
+# The prefix is found from the .pc file's own place (pkg-config's ${pcfiledir}), so an install with
+# `cmake --install --prefix` anywhere (tests/consumers installs from the pip-configured build/cpp) is right.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(E2BEVAL_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH E2BEVAL_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+  set(E2BEVAL_PC_PREFIX "\${pcfiledir}/${E2BEVAL_PC_TO_PREFIX}")
+endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(E2BEVAL_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 else()
