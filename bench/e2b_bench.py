@@ -15,7 +15,7 @@ DATASET = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "
 
 
 def humaneval(backend, jobs, env):
-    done = subprocess.run(["e2beval", "eval", "--backend", backend, "--jobs", str(jobs), "--humaneval", str(DATASET), "--json"],
+    done = subprocess.run(["e2beval", "eval", "--backend", backend, "--jobs", str(jobs), "--humaneval", str(DATASET), "--json", "--no-metrics"],
                           capture_output=True, text=True, env=env, timeout=900)
     if done.returncode not in (0, 1):  # 1: some samples failed, still a measurement
         raise SystemExit(f"{backend}: exit {done.returncode}: {done.stderr[-2000:]}")
@@ -27,7 +27,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=16)
     jobs = parser.parse_args().jobs
     local = humaneval("local", jobs, dict(os.environ))
-    server = ServeProcess("--max-sandboxes", str(jobs + 4), "--creation-rate", "100", "--ready-sandboxes", str(jobs))
+    # --bare-code-interpreter: HumanEval needs no packages, and the local side runs in the default environment too.
+    server = ServeProcess("--max-sandboxes", str(jobs + 4), "--creation-rate", "100", "--ready-sandboxes", str(jobs),
+                          "--bare-code-interpreter")
     try:
         env = {**os.environ, **server.env, "E2BEVAL_E2B_CREATION_RATE": "100", "E2BEVAL_E2B_MAX_SANDBOXES": str(jobs)}
         remote = humaneval("e2b", jobs, env)

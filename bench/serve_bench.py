@@ -41,8 +41,10 @@ class Server:
 
     def __init__(self, sandboxes: int, ready: int) -> None:
         self.process = subprocess.Popen(
+            # --bare-code-interpreter: the SDK's default template in the default environment, as e2beval.Sandbox's
+            # sandboxes are, so the two sides differ only by the server (and a first run builds nothing).
             [str(bl.E2BEVAL_CLI), "serve", "--port", "0", "--max-sandboxes", str(sandboxes), "--creation-rate", "100000",
-             "--ready-sandboxes", str(ready)],
+             "--ready-sandboxes", str(ready), "--bare-code-interpreter"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(3):
             line = self.process.stdout.readline()

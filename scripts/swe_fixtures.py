@@ -10,6 +10,9 @@ recorded bug (bug.patch) — that commit is the instance's base_commit — and w
   build/swe-fixtures/predictions.jsonl   every recorded prediction, model_name_or_path = its kind
   build/swe-fixtures/expected.json       instance_id -> kind -> the verdict it must get
 
+A project with `swebench_ids` also gets a second instance, the same one with its test ids as SWE-bench's datasets
+write them (cut at the first whitespace, as its pytest log parser saw them), and the predictions it names.
+
 Commits have fixed authors and dates, so base commits are the same on every machine. Usage:
   python scripts/swe_fixtures.py [--out build/swe-fixtures]
 """
@@ -89,6 +92,12 @@ def deletes_everything(repo, test_patch):
     return diff
 
 
+def swebench_ids(tests):
+    """Test ids as SWE-bench's datasets write them: as its pytest log parser saw them, cut at the first
+    whitespace (`test_humanize[employee_salary-Employee`), each cut id once."""
+    return {group: list(dict.fromkeys(test.split()[0] for test in tests[group])) for group in ("FAIL_TO_PASS", "PASS_TO_PASS")}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "build" / "swe-fixtures"))
@@ -96,17 +105,13 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     config = json.loads((FIXTURES / "projects.json").read_text())
     instances, predictions, expected = [], [], {}
-    for project in config["projects"]:
+    variants = []  # the SWE-bench-id instances, listed after every project's own
+
+    def add_instance(instance_id, project, repo, source, base_commit, tests, kinds, make_patch):
         folder = FIXTURES / project["name"]
-        repo, base_commit = build_repository(project, sdist(project, out / "cache"), out / "repos")
-        source = repo
-        if project["repo_kind"] == "bundle":
-            source = out / f"{project['name']}.bundle"
-            git(repo, "bundle", "create", "-q", str(source), "main")
-        tests = json.loads((folder / "tests.json").read_text())
         test_patch = folder / "test.patch"
         instances.append({
-            "instance_id": project["instance_id"],
+            "instance_id": instance_id,
             "repo": str(source),
             "base_commit": base_commit,
             "patch": (folder / "gold.patch").read_text(),
@@ -116,26 +121,49 @@ def main():
             "test_cmd": project["test_cmd"],
             "test_framework": "pytest",
         })
-        expected[project["instance_id"]] = project["predictions"]
-        for kind in project["predictions"]:
-            if kind == "deletes_everything":
-                patch = deletes_everything(repo, test_patch)
-            else:
-                recorded = [p for p in (folder / "predictions" / f"{kind}.diff", folder / "predictions" / f"{kind}.md") if p.exists()]
-                patch = recorded[0].read_text()
-            predictions.append({"instance_id": project["instance_id"], "model_name_or_path": kind, "model_patch": patch})
+        expected[instance_id] = kinds
+        for kind in kinds:
+            patch = make_patch(kind)
+            predictions.append({"instance_id": instance_id, "model_name_or_path": kind, "model_patch": patch})
             # Each answer as a file too, for promptfoo's recorded-answer provider (examples/swe/).
-            answer = out / "answers" / project["instance_id"] / f"{kind}.txt"
+            answer = out / "answers" / instance_id / f"{kind}.txt"
             answer.parent.mkdir(parents=True, exist_ok=True)
             answer.write_text(patch)
         # The patch-generation prompt's vars: the failing tests as the harness's log shows them, and the files
         # the fix is in, at the base commit.
-        prompt_vars = out / "prompt_vars" / project["instance_id"]
+        prompt_vars = out / "prompt_vars" / instance_id
         prompt_vars.mkdir(parents=True, exist_ok=True)
         (prompt_vars / "fail_log.txt").write_text("".join(f"FAILED {test}\n" for test in tests["FAIL_TO_PASS"]))
         touched = sorted({line[len("+++ b/"):] for line in (folder / "gold.patch").read_text().splitlines() if line.startswith("+++ b/")})
         (prompt_vars / "relevant_files.txt").write_text("".join(
             f"--- {path}\n{git(repo, 'show', f'{base_commit}:{path}', capture=True)}\n" for path in touched))
+
+    for project in config["projects"]:
+        folder = FIXTURES / project["name"]
+        repo, base_commit = build_repository(project, sdist(project, out / "cache"), out / "repos")
+        source = repo
+        if project["repo_kind"] == "bundle":
+            source = out / f"{project['name']}.bundle"
+            git(repo, "bundle", "create", "-q", str(source), "main")
+        tests = json.loads((folder / "tests.json").read_text())
+        test_patch = folder / "test.patch"
+        patches = {}
+
+        def make_patch(kind, folder=folder, repo=repo, test_patch=test_patch, patches=patches):
+            if kind not in patches:
+                if kind == "deletes_everything":
+                    patches[kind] = deletes_everything(repo, test_patch)
+                else:
+                    recorded = [p for p in (folder / "predictions" / f"{kind}.diff", folder / "predictions" / f"{kind}.md") if p.exists()]
+                    patches[kind] = recorded[0].read_text()
+            return patches[kind]
+
+        add_instance(project["instance_id"], project, repo, source, base_commit, tests, project["predictions"], make_patch)
+        if "swebench_ids" in project:
+            variants.append((project["swebench_ids"]["instance_id"], project, repo, source, base_commit, swebench_ids(tests),
+                             project["swebench_ids"]["predictions"], make_patch))
+    for variant in variants:
+        add_instance(*variant)
     (out / "instances.jsonl").write_text("".join(json.dumps(i) + "\n" for i in instances))
     (out / "predictions.jsonl").write_text("".join(json.dumps(p) + "\n" for p in predictions))
     (out / "expected.json").write_text(json.dumps(expected, indent=1))

@@ -7,10 +7,36 @@ bash "$ROOT/scripts/setup.sh" --tests  # also what only the tests need (Chromium
 source "$ROOT/scripts/env.sh"
 cd "$ROOT"
 
+# The tests' template store (tests/template_cache.py): every test and what it starts finds templates there, and
+# pip its downloads. The built-in template code-interpreter-v1 (E2B's packages, what `e2beval serve` gives the
+# SDKs' default template) is built once per run at most, in the background while C++ compiles: pip mostly
+# downloads and unpacks, the compiler mostly computes. A later run of the same checkout reuses it.
+export E2BEVAL_CACHE_DIR="$ROOT/build/test-templates" PIP_CACHE_DIR="$ROOT/build/pip-cache"
+mkdir -p build
+template_log="build/code-interpreter-v1.log"
+echo "== code-interpreter-v1: building in the background (log: $template_log)"
+template_started=$SECONDS
+# In a process group of its own (job control on for this one job), so that a failure below (set -e) interrupts
+# the whole build — the CLI, its builder and pip — which then keeps nothing half-built.
+set -m
+e2beval template build code-interpreter-v1 >"$template_log" 2>&1 &
+template_pid=$!
+set +m
+trap 'kill -INT -- "-$template_pid" 2>/dev/null || true' EXIT
+
 # build/cpp is the tree setup.sh built the module and the CLI in: only the tests' own sources compile here.
 echo "== C++: build the tests (build/cpp) and doctest"
 cmake --build build/cpp --target e2beval_tests
 ctest --test-dir build/cpp --output-on-failure
+
+if ! wait "$template_pid"; then
+  trap - EXIT
+  cat "$template_log" >&2
+  echo "== code-interpreter-v1: the build failed (pip's log is above)" >&2
+  exit 1
+fi
+trap - EXIT
+echo "== code-interpreter-v1: ready after $((SECONDS - template_started)) s ($(tail -n 2 "$template_log" | head -n 1))"
 
 echo "== Python, integration and the security corpus: pytest"
 python -m pytest -q tests/python tests/integration tests/security tests/serve tests/templates

@@ -185,11 +185,25 @@ std::optional<CompareMode> compare_option(const std::string& compare_json) {
     return compare_mode_from_json(value);
 }
 
+// The sandbox an evaluation runs in, as execute() chooses it: the local one (shared per interpreter and pool
+// setting), or E2B's (settings from the environment; `template_name` an E2B template ID there).
+Sandbox& evaluation_sandbox(const std::string& backend, const std::string& template_name, const std::string& python_executable,
+                            bool pool) {
+    if (backend == "local") return sandbox_for(python_executable, pool);
+    if (backend == "e2b") {
+        BackendConfig config;
+        config.backend = "e2b";
+        config.e2b_template = template_name;
+        return e2beval::python::e2b_sandbox_for(config);
+    }
+    throw input_error("backend must be 'local' or 'e2b', got '" + backend + "'");
+}
+
 std::string evaluate_json(const std::string& output, const std::string& vars_json, const std::string& policy, bool scan,
                           bool keep_main, bool keep_examples,
                           const std::string& limits_json, const std::string& isolation_json,
                           const std::string& python_executable, bool pool,
-                          const std::string& compare_json) {
+                          const std::string& compare_json, const std::string& backend, const std::string& template_name) {
     const auto spec = TestSpec::from_vars_json(vars_json);
     RunnerOptions options;
     options.policy = parse_policy(policy);
@@ -199,7 +213,8 @@ std::string evaluate_json(const std::string& output, const std::string& vars_jso
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     options.compare = compare_option(compare_json);
-    LocalSandbox& sandbox = sandbox_for(python_executable, pool);
+    options.template_name = template_name;
+    Sandbox& sandbox = evaluation_sandbox(backend, template_name, python_executable, pool);
     return to_json_text(to_json(Runner(sandbox, options).evaluate(output, spec)));
 }
 
@@ -256,9 +271,11 @@ std::string execute_many_json(const std::string& requests_json, std::size_t jobs
 std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, const std::string& policy, bool scan,
                                const std::string& limits_json, const std::string& isolation_json,
                                const std::string& python_executable, bool pool,
-                               const std::string& compare_json) {
+                               const std::string& compare_json, const std::string& backend, const std::string& template_name) {
+    // Python's json module writes a lone surrogate of an answer or vars as \udcff: read as its bytes, so the one
+    // item that holds it fails alone (an answer: the Runner's verdict; vars: an invalid test), not the batch.
     boost::system::error_code ec;
-    const auto value = json::parse(items_json, ec);
+    const auto value = parse_json(items_json, LoneSurrogates::as_wtf8, ec);
     if (ec || !value.is_array()) throw input_error("items must be a list");
     RunnerOptions options;
     options.policy = parse_policy(policy);
@@ -266,6 +283,7 @@ std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, 
     options.limits = limits_from_json(parse_object(limits_json, "limits"));
     options.isolation = isolation_from_json(parse_object(isolation_json, "isolation"));
     options.compare = compare_option(compare_json);
+    options.template_name = template_name;
     // An item whose vars describe no test fails alone, with the reason; the rest still run.
     std::vector<EvaluationItem> items;
     std::vector<std::size_t> positions;
@@ -273,13 +291,16 @@ std::string evaluate_many_json(const std::string& items_json, std::size_t jobs, 
     for (std::size_t i = 0; i < value.get_array().size(); ++i) {
         const auto& item = value.get_array()[i].as_object();
         try {
+            if (const auto bad = find_invalid_text(item.at("vars"), "vars"))
+                throw input_error(bad->path + " holds " + bad->shown +
+                                  ", a lone surrogate: no Unicode character, so not text a test can use; replace it");
             items.push_back({std::string(item.at("output").as_string()), TestSpec::from_vars(item.at("vars").as_object())});
             positions.push_back(i);
         } catch (const std::exception& failure) {
             invalid[i] = failure.what();
         }
     }
-    LocalSandbox& sandbox = sandbox_for(python_executable, pool);
+    Sandbox& sandbox = evaluation_sandbox(backend, template_name, python_executable, pool);
     BatchOptions batch;
     batch.jobs = jobs;
     auto verdicts = evaluate_many(sandbox, options, items, batch);
@@ -335,12 +356,7 @@ Sandbox& configured_sandbox(const AssertionOptions& config) {
 
 // Evaluates with a promptfoo assertion's checked `config:` (eval/assertion_options.hpp); returns {verdict, record}.
 std::string evaluate_configured_json(const std::string& output, const std::string& vars_json, const AssertionOptions& config) {
-    require_clean_text(vars_json, "test vars");
-    boost::system::error_code ec;
-    auto vars = json::parse(vars_json, ec);
-    if (ec) throw input_error("test vars are not valid JSON: " + ec.message());
-    if (!vars.is_object()) throw input_error("test vars must be a JSON object");
-    const auto spec = TestSpec::from_vars(vars_with_defaults(std::move(vars.get_object()), config));
+    const auto spec = TestSpec::from_vars(vars_with_defaults(vars_from_json(vars_json), config));
     Sandbox& sandbox = configured_sandbox(config);
     const auto verdict = Runner(sandbox, config.runner).evaluate(output, spec);
     // The metrics record every face writes for a verdict (eval/metrics.hpp).
@@ -500,12 +516,12 @@ PYBIND11_MODULE(_core, m) {
     m.def("evaluate", &evaluate_json, py::arg("output"), py::arg("vars_json"), py::arg("policy"), py::arg("scan"),
           py::arg("keep_main"), py::arg("keep_examples"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
-          py::arg("pool"), py::arg("compare_json") = "", release);
+          py::arg("pool"), py::arg("compare_json") = "", py::arg("backend") = "local", py::arg("template_name") = "", release);
     m.def("execute_many", &execute_many_json, py::arg("requests_json"), py::arg("jobs"), py::arg("limits_json"),
           py::arg("isolation_json"), py::arg("python_executable"), py::arg("pool"), release);
     m.def("evaluate_many", &evaluate_many_json, py::arg("items_json"), py::arg("jobs"), py::arg("policy"), py::arg("scan"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
-          py::arg("pool"), py::arg("compare_json") = "", release);
+          py::arg("pool"), py::arg("compare_json") = "", py::arg("backend") = "local", py::arg("template_name") = "", release);
     m.def("warm_up", &warm_up, py::arg("zygotes"), py::arg("isolation_json"), py::arg("python_executable"), release);
     m.def("pool_info", &pool_info_json, py::arg("python_executable"), release);
     m.def("doctor", &doctor_json, py::arg("python_executable"), release);

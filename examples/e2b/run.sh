@@ -3,12 +3,14 @@
 # port, exports the three variables the official SDKs read (E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY), runs
 # each example and stops the server, whatever happens.
 #
-#   bash examples/e2b/run.sh                      # all three: code-execution, polyglot, tutorial
+#   bash examples/e2b/run.sh                      # all four: promptfoo-page, code-execution, polyglot, tutorial
 #   bash examples/e2b/run.sh polyglot tutorial    # some of them
 #
 # Each prints promptfoo's table. Some tests fail on purpose (README.md lists the expected counts), so
 # promptfoo's exit code 100 counts as a run; this script exits 0 when every eval ran, 1 otherwise.
 # E2B_EXAMPLES_OUTPUT_DIR=DIR also writes each eval's results to DIR/<example>.json (promptfoo's -o).
+# The server's first start on a machine builds the template code-interpreter-v1 (E2B's packages, the SDK's
+# default template; minutes, pip's log is shown); later starts reuse it (docs/templates.md).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,9 +19,9 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 source "$ROOT/scripts/env.sh"
 
 examples=("$@")
-((${#examples[@]})) || examples=(code-execution polyglot tutorial)
+((${#examples[@]})) || examples=(promptfoo-page code-execution polyglot tutorial)
 for example in "${examples[@]}"; do
-  [ -f "$HERE/$example/promptfooconfig.yaml" ] || { echo "run.sh: no example '$example' (code-execution, polyglot, tutorial)" >&2; exit 2; }
+  [ -f "$HERE/$example/promptfooconfig.yaml" ] || { echo "run.sh: no example '$example' (promptfoo-page, code-execution, polyglot, tutorial)" >&2; exit 2; }
 done
 for tool in e2beval promptfoo; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is not installed: run scripts/setup.sh first" >&2; exit 2; }
@@ -40,14 +42,13 @@ trap 'exit 130' INT TERM
 
 # --port 0: a free port, printed in the export lines. promptfoo runs four tests at once, each creating a
 # sandbox: a creation rate above the default keeps the SDKs from waiting out 429s.
-e2beval serve --port 0 --creation-rate 50 >"$scratch/serve.out" 2>"$scratch/serve.err" &
+# Its log goes to stderr as it comes: the template's build, the first time, shows there.
+e2beval serve --port 0 --creation-rate 50 >"$scratch/serve.out" 2> >(tee "$scratch/serve.err" >&2) &
 server_pid=$!
-for _ in $(seq 300); do
-  [ "$(grep -c '^export E2B_' "$scratch/serve.out" || true)" -ge 3 ] && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "run.sh: e2beval serve ended:" >&2; cat "$scratch/serve.err" >&2; exit 1; }
+until [ "$(grep -c '^export E2B_' "$scratch/serve.out" || true)" -ge 3 ]; do
+  kill -0 "$server_pid" 2>/dev/null || { echo "run.sh: e2beval serve ended before it listened (its log is above)" >&2; exit 1; }
   sleep 0.1
 done
-[ "$(grep -c '^export E2B_' "$scratch/serve.out" || true)" -ge 3 ] || { echo "run.sh: e2beval serve printed no address in 30 s" >&2; exit 1; }
 while IFS='=' read -r name value; do
   export "${name#export }=$value"
 done < <(grep '^export E2B_' "$scratch/serve.out")

@@ -92,6 +92,28 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
+def _answer(value: Any, what: str) -> bytes:
+    """A model's answer for the core, as UTF-8 bytes. What the model wrote is never the caller's error: a str
+    holding a lone surrogate (Python and JSON can carry one, UTF-8 cannot) goes on as its "surrogatepass" bytes and
+    bytes as they are; the core's Runner then fails that answer alone and says why. Only a value that is not text
+    at all is the caller's error."""
+    if isinstance(value, bytes):
+        return value
+    if not isinstance(value, str):
+        raise _core.InputError(f"{what} must be str, got {type(value).__name__}")
+    return value.encode("utf-8", "surrogatepass")
+
+
+def _answer_for_json(value: Any, what: str) -> str:
+    """``_answer`` for a batch that crosses as JSON: invalid bytes become lone surrogates (surrogateescape), which
+    json.dumps writes as \\udcXX escapes and the core reads back as invalid UTF-8 for that item alone."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    if not isinstance(value, str):
+        raise _core.InputError(f"{what} must be str, got {type(value).__name__}")
+    return value
+
+
 def extract(
     output: str,
     function_name: Optional[str] = None,
@@ -218,19 +240,24 @@ def evaluate(
     keep_main: bool = False,
     keep_examples: bool = False,
     compare: Union[None, str, Mapping[str, Any]] = None,
+    template: Optional[str] = None,
+    backend: str = "local",
 ) -> dict:
     """Evaluate a model's answer against a test given as promptfoo vars.
 
     Returns the verdict: ``{pass, score, reason, cases, findings, extraction, exec}``. A model that wrote
-    no code, unsafe code or failing code gets a failing verdict; InputError is raised only for bad vars.
+    no code, unsafe code, failing code or text that is not UTF-8 (a lone surrogate) gets a failing verdict;
+    InputError is raised only for bad vars or options.
     ``compare`` (a mode name or ``{mode, tolerance, pattern}``) applies when the vars set none themselves.
+    ``backend`` and ``template`` are ``execute``'s: ``backend="e2b"`` runs the test's program in E2B's cloud (or
+    ``e2beval serve``; settings from the environment, docs/e2b.md), where ``template`` is an E2B template ID.
     """
     vars = dict(_checked_vars(vars))
     if compare is not None:
         vars.setdefault("compare", compare if isinstance(compare, str) else dict(compare))
     return _json.loads(
         _core.evaluate(
-            _text(output, "model output"),
+            _answer(output, "model output"),
             _vars_json(vars),
             _policy_json(policy),
             bool(scan),
@@ -241,6 +268,8 @@ def evaluate(
             python or "",
             bool(pool),
             "",
+            backend,
+            template or "",
         )
     )
 
@@ -262,7 +291,7 @@ def _evaluate_configured(output: str, vars: Any, config: "_core.AssertionConfig"
     """For the promptfoo assertion: the verdict of ``output`` against the test ``vars`` under a ``config:`` the
     core has checked (``_core.read_assertion_config``; its language and compare are defaults for the vars), and
     the metrics record the core makes of it, the same one ``e2beval eval`` writes."""
-    answer = _json.loads(_core.evaluate_configured(_text(output, "model output"), _vars_json(_checked_vars(vars)), config))
+    answer = _json.loads(_core.evaluate_configured(_answer(output, "model output"), _vars_json(_checked_vars(vars)), config))
     return answer["verdict"], answer["record"]
 
 
@@ -317,20 +346,24 @@ def evaluate_many(
     isolation: Optional[Mapping[str, Any]] = None,
     python: Optional[str] = None,
     pool: bool = True,
+    template: Optional[str] = None,
+    backend: str = "local",
 ) -> List[dict]:
     """Evaluate many ``(output, vars)`` pairs (or ``{output, vars}``), ``jobs`` sandboxes at a time.
 
-    Verdicts come back in input order. An item with bad vars fails alone (reason ``Invalid test: ...``).
+    Verdicts come back in input order. An item with bad vars fails alone (reason ``Invalid test: ...``), and so
+    does an answer that is not UTF-8 text (a lone surrogate; its reason blames the answer). ``backend`` and
+    ``template`` are ``execute``'s (``backend="e2b"``: E2B's cloud or ``e2beval serve``, docs/e2b.md).
     The GIL is released while the batch runs.
     """
     payload = []
     for index, item in enumerate(items):
         output, variables = (item["output"], item["vars"]) if isinstance(item, Mapping) else item
-        payload.append({"output": _text(output, f"item {index} output"), "vars": dict(variables)})
+        payload.append({"output": _answer_for_json(output, f"item {index} output"), "vars": dict(variables)})
     return _json.loads(
         _core.evaluate_many(
             _json.dumps(payload), _jobs(jobs), _policy_json(policy), bool(scan), _limits_json(limits, timeout),
-            _isolation_json(isolation), python or "", bool(pool),
+            _isolation_json(isolation), python or "", bool(pool), "", backend, template or "",
         )
     )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -29,6 +30,13 @@ LOCK_DEADLINE_S = 5.0
 
 EXIT_COULD_NOT_LOCK = 3
 
+# A log of a daemon that is gone is kept this long when it holds more than the daemon's start and end (a crash,
+# a refused caller, a failed warm-up), for the user to read; then the next daemon to start sweeps it away.
+STALE_LOG_S = 24 * 3600.0
+
+# Whether this daemon logged anything but its start and its idle end: then its log is kept when it ends.
+_noteworthy = False
+
 # SO_PEERCRED's struct ucred {pid_t pid; uid_t uid; gid_t gid;}: three native 32-bit integers.
 _UCRED_BYTES = 12
 
@@ -45,10 +53,11 @@ class Daemon:
         self.active = 0
         self.last_activity = time.monotonic()
         self.threads: List[threading.Thread] = []
+        self.stopping = False  # SIGTERM: end as when idle, without dropping a caller
 
     def serve(self) -> None:
         self.listener.settimeout(min(1.0, self.idle_s))
-        while not self._idle():
+        while not self._idle() and not self.stopping:
             try:
                 connection, _ = self.listener.accept()
             except socket.timeout:
@@ -150,22 +159,32 @@ def main(argv: List[str]) -> int:
     listener, status = _own(path)
     if listener is None:
         return status
-    _log(f"serving {path} (pid {os.getpid()}, idle exit after {idle_s:g} s)")
+    _log(f"serving {path} (pid {os.getpid()}, idle exit after {idle_s:g} s)", routine=True)
+    _sweep_stale(os.path.dirname(path), path)
     from e2beval import _core
 
     _core.__version__  # noqa: B018  (load the compiled core now, not in the first call)
     threading.Thread(target=_warm_up, name="e2beval-daemon-warm-up", daemon=True).start()
-    Daemon(listener, path, idle_s).serve()
-    _log("idle: ended")
+    daemon = Daemon(listener, path, idle_s)
+
+    def stop(number, frame):  # noqa: ARG001
+        daemon.stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    daemon.serve()
+    _log("stopped (SIGTERM): ended" if daemon.stopping else "idle: ended", routine=True)
+    _remove_own_files(path)
     return 0
 
 
 def _own(path: str) -> Tuple[Optional[socket.socket], int]:
     """Takes the key's lock (held until this process ends: one daemon per key) and binds the socket in place of
     whatever a dead daemon left there. (None, exit status) when another daemon holds the lock."""
-    lock = os.open(daemon_client.lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     deadline = time.monotonic() + LOCK_DEADLINE_S
-    while not daemon_client._try_lock(lock):
+    while True:
+        lock = daemon_client.take_lock_file(daemon_client.lock_path(path), None)
+        if lock is not None:
+            break  # held until this process ends (the descriptor is never closed)
         probe = daemon_client.connect(path, timeout_s=0.2)
         if probe is not None:
             probe.close()
@@ -185,6 +204,68 @@ def _own(path: str) -> Tuple[Optional[socket.socket], int]:
     return listener, 0
 
 
+def _remove_own_files(path: str) -> None:
+    """A daemon that ends leaves nothing behind: its socket went first (Daemon._close), then its .start, .lock and
+    (unless it holds more than the start and the end) .log go. Unless an assertion is starting the next daemon of
+    this key right now (it holds .start): the files are then that one's. A daemon that waits for the .lock
+    this one still holds finds it unlinked and takes a new one (daemon_client.take_lock_file)."""
+    start = daemon_client.take_lock_file(daemon_client.start_path(path), None)
+    if start is None:
+        return
+    try:
+        if os.path.exists(path):  # a successor already serves: its files
+            return
+        if not _noteworthy:
+            _unlink(daemon_client.log_path(path))
+        _unlink(daemon_client.start_path(path))
+        _unlink(daemon_client.lock_path(path))
+    finally:
+        os.close(start)
+
+
+def _sweep_stale(directory: str, own_socket: str) -> None:
+    """Removes what daemons that are gone left in ``directory`` (killed, crashed, or from before daemons cleaned
+    up after themselves): a key's .sock, .start and .lock when no daemon holds its lock and no assertion is
+    starting one, and its .log too once it is STALE_LOG_S old. The files of live daemons are never touched."""
+    own = os.path.basename(own_socket)[: -len(".sock")]
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    keys = {name.rsplit(".", 1)[0] for name in names
+            if name.startswith("daemon-") and name.rsplit(".", 1)[-1] in ("sock", "lock", "start", "log")}
+    for key in sorted(keys - {own}):
+        base = os.path.join(directory, key)
+        start = daemon_client.take_lock_file(base + ".start", None)
+        if start is None:
+            continue  # an assertion is starting this key's daemon
+        try:
+            lock = daemon_client.take_lock_file(base + ".lock", None)
+            if lock is None:
+                continue  # its daemon is alive
+            try:
+                _unlink(base + ".sock")
+                try:
+                    old_log = time.time() - os.stat(base + ".log").st_mtime > STALE_LOG_S
+                except FileNotFoundError:
+                    old_log = False
+                if old_log:
+                    _unlink(base + ".log")
+                _unlink(base + ".lock")
+                _unlink(base + ".start")
+            finally:
+                os.close(lock)
+        finally:
+            os.close(start)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
 def _warm_up() -> None:
     """Starts the first zygote before the first call needs it."""
     try:
@@ -195,7 +276,10 @@ def _warm_up() -> None:
         _log(f"warm-up failed: {error}")
 
 
-def _log(message: str) -> None:
+def _log(message: str, routine: bool = False) -> None:
+    """One line of the daemon's log. Anything but its start and end (``routine``) makes the log worth keeping."""
+    global _noteworthy
+    _noteworthy = _noteworthy or not routine
     # stderr is the daemon's log file (daemon_client._start)
     print(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} e2beval daemon {os.getpid()}: {message}", file=sys.stderr, flush=True)
 

@@ -221,6 +221,10 @@ def lock_path(socket_file: str) -> str:
     return socket_file[: -len(".sock")] + ".lock"
 
 
+def start_path(socket_file: str) -> str:
+    return socket_file[: -len(".sock")] + ".start"
+
+
 def log_path(socket_file: str) -> str:
     return socket_file[: -len(".sock")] + ".log"
 
@@ -246,12 +250,10 @@ def connect_or_start() -> Optional[socket.socket]:
     if connection is not None:
         return connection
     deadline = time.monotonic() + START_DEADLINE_S
-    spawn_lock = os.open(path[: -len(".sock")] + ".start", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    spawn_lock = take_lock_file(start_path(path), deadline)
+    if spawn_lock is None:
+        return None
     try:
-        while not _try_lock(spawn_lock):
-            if time.monotonic() > deadline:
-                return None
-            time.sleep(0.005)
         # Another assertion may have started it while this one waited for the lock.
         connection = connect(path)
         if connection is not None:
@@ -259,6 +261,32 @@ def connect_or_start() -> Optional[socket.socket]:
         return _start(path, deadline)
     finally:
         os.close(spawn_lock)  # releases the lock
+
+
+def take_lock_file(path: str, deadline: Optional[float]) -> Optional[int]:
+    """A descriptor of the lock file ``path``, locked (flock, exclusive), that is still the file at ``path``: a
+    daemon removes its key's lock files when it ends (daemon.py), so one unlinked while this waited for its lock
+    is let go and the new one taken. Waits until ``deadline`` (None: does not wait); None when that passed."""
+    while True:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        while not _try_lock(descriptor):
+            if deadline is None or time.monotonic() > deadline:
+                os.close(descriptor)
+                return None
+            time.sleep(0.005)
+        if _is_at(descriptor, path):
+            return descriptor
+        os.close(descriptor)
+
+
+def _is_at(descriptor: int, path: str) -> bool:
+    """Whether ``path`` still names the file open at ``descriptor`` (nobody unlinked or replaced it)."""
+    try:
+        at_path = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(descriptor)
+    return (at_path.st_dev, at_path.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 def _try_lock(descriptor: int) -> bool:

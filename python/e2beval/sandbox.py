@@ -121,7 +121,8 @@ class ExecutionError:
         return json.dumps({"name": self.name, "value": self.value, "traceback": self.traceback})
 
 
-_RESULT_FORMATS = ("text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex", "json", "javascript", "data")
+_RESULT_FORMATS = ("text", "html", "markdown", "svg", "png", "jpeg", "pdf", "latex", "json", "javascript", "data",
+                   "chart")
 
 
 class Result:
@@ -148,7 +149,8 @@ class Result:
         return getattr(self, item)
 
     def formats(self) -> Iterable[str]:
-        return [name for name in _RESULT_FORMATS if getattr(self, name)]
+        # As E2B's: the formats present, then the mime types of `extra` (an IPython kernel's other outputs).
+        return [name for name in _RESULT_FORMATS if getattr(self, name)] + list(self.extra or {})
 
     def __str__(self) -> str:
         return self.__repr__()
@@ -187,6 +189,8 @@ class Result:
 
     def _to_dict(self) -> dict:
         data = {name: getattr(self, name) for name in _RESULT_FORMATS if getattr(self, name) is not None}
+        if self.extra:
+            data["extra"] = self.extra
         data["is_main_result"] = self.is_main_result
         return data
 
@@ -582,69 +586,54 @@ class Filesystem:
     def watch_dir(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None,
                   recursive: bool = False, include_entry: bool = False,
                   allow_network_mounts: bool = False) -> "WatchHandle":
-        """Watches ``path``; ``handle.get_new_events()`` returns what changed since the last call (or since the
-        watch began). Changes are found by comparing listings, so a file created and removed between two calls
-        is not reported, and several writes between two calls are one WRITE event."""
-        info = self.get_info(path, request_timeout=request_timeout)
-        if info.type != FileType.DIR:
-            raise InvalidArgumentException(f"{path} is not a directory; watch_dir watches directories")
-        return WatchHandle(self, info.path, recursive, include_entry)
+        """Watches the directory ``path`` with inotify inside the sandbox; ``handle.get_new_events()`` returns what
+        happened since the last call (or since the watch began), event by event as E2B's envd reports it (a new
+        file written with ``files.write`` is CREATE, CHMOD, WRITE). Stop it with ``handle.stop()``: a sandbox
+        holds at most 64 watchers."""
+        reply = self._call({"op": "watch_start", "path": path, "recursive": bool(recursive),
+                            "include_entry": bool(include_entry)}, request_timeout)
+        return WatchHandle(self, reply["watcher"])
 
 
 class FilesystemEventType(enum.Enum):
     CHMOD = "chmod"
     CREATE = "create"
     REMOVE = "remove"
-    RENAME = "rename"  # not produced: a rename shows as REMOVE of the old name and CREATE of the new one
+    RENAME = "rename"  # the old name of a file moved away (its new name is a CREATE)
     WRITE = "write"
 
 
 @dataclass
 class FilesystemEvent:
-    name: str  # relative to the watched directory
+    name: str  # relative to the watched directory ("." for the directory itself)
     type: FilesystemEventType
-    entry: Optional[EntryInfo] = None
+    entry: Optional[EntryInfo] = None  # with include_entry, when the path still existed
 
 
 class WatchHandle:
     """A watch started by ``files.watch_dir`` (e2b's WatchHandle: ``get_new_events()``, ``stop()``)."""
 
-    _DEPTH_RECURSIVE = 64
-
-    def __init__(self, files: "Filesystem", path: str, recursive: bool, include_entry: bool):
+    def __init__(self, files: "Filesystem", watcher_id: str):
         self._files = files
-        self._path = path
-        self._depth = self._DEPTH_RECURSIVE if recursive else 1
-        self._include_entry = include_entry
+        self._watcher_id = watcher_id
         self._closed = False
-        self._seen = self._snapshot()
-
-    def _snapshot(self) -> Dict[str, EntryInfo]:
-        prefix = self._path.rstrip("/") + "/"
-        return {entry.path[len(prefix):]: entry for entry in self._files.list(self._path, depth=self._depth)}
 
     def get_new_events(self) -> List[FilesystemEvent]:
         if self._closed:
             raise SandboxException("the watcher was stopped; start a new one with files.watch_dir")
-        now = self._snapshot()
-        events = []
-        for name, entry in sorted(now.items()):
-            before = self._seen.get(name)
-            if before is None:
-                kind = FilesystemEventType.CREATE
-            elif (before.size, before.modified_time) != (entry.size, entry.modified_time):
-                kind = FilesystemEventType.WRITE
-            elif before.mode != entry.mode:
-                kind = FilesystemEventType.CHMOD
-            else:
-                continue
-            events.append(FilesystemEvent(name, kind, entry if self._include_entry else None))
-        events += [FilesystemEvent(name, FilesystemEventType.REMOVE) for name in sorted(set(self._seen) - set(now))]
-        self._seen = now
-        return events
+        reply = self._files._call({"op": "watch_events", "watcher": self._watcher_id})
+        return [FilesystemEvent(event["name"], FilesystemEventType(event["type"]),
+                                _entry(event["entry"]) if event.get("entry") else None)
+                for event in reply.get("events", [])]
 
     def stop(self, request_timeout: Optional[float] = None) -> None:
+        if self._closed:
+            return
         self._closed = True
+        try:
+            self._files._call({"op": "watch_stop", "watcher": self._watcher_id}, request_timeout)
+        except NotFoundException:
+            pass  # the sandbox's watcher is already gone
 
 
 # --- the sandbox -------------------------------------------------------------------------------------
@@ -665,7 +654,9 @@ class _ClassOrInstance:
 class Sandbox:
     """A local, stateful sandbox with e2b_code_interpreter's API. Create it with ``Sandbox.create()``."""
 
-    default_template = "code-interpreter-v1"
+    # A sandbox created without a template runs in the bare default environment, E2B's "base" (fast, nothing to
+    # build); Sandbox.create("code-interpreter-v1") gives E2B's code-interpreter environment (docs/templates.md).
+    default_template = "base"
 
     def __init__(self, template: Optional[str] = None, timeout: Optional[int] = None,
                  metadata: Optional[Dict[str, str]] = None, envs: Optional[Dict[str, str]] = None,
@@ -700,8 +691,9 @@ class Sandbox:
                        "isolation": isolation, "envs": _string_map(envs, "envs") or {},
                        "metadata": _string_map(metadata, "metadata") or {}}
             if template is not None:
-                # Local: "base" and "code-interpreter-v1" (E2B's own) are the default environment; any other name
-                # is a template built with `e2beval template build` (docs/templates.md). E2B: its template ID.
+                # Local: "base" is the default environment; "code-interpreter-v1" the built-in template with E2B's
+                # packages (built on its first use); any other name a template built with `e2beval template build`
+                # (docs/templates.md). E2B: its template ID.
                 options["template"] = _check_text(template, "template")
             try:
                 _session = _core.create_session(json.dumps(options), python or "", backend)

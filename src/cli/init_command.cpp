@@ -145,10 +145,11 @@ int init_command(const ParsedArgs& args) {
     const auto python = find_python(binary);
     const auto promptfoo_bin = find_bundled_promptfoo(binary);
     const auto source = e2beval_source();
-    const auto run_script =
-        replaced(replaced(replaced(std::string(kInitRunScript.front().content), "@E2BEVAL_PYTHON@", shell_quoted(python.string())),
-                          "@PROMPTFOO_BIN@", shell_quoted(promptfoo_bin.string())),
-                 "@E2BEVAL_INSTALL@", shell_quoted(install_advice(source)));
+    std::string run_script(kInitRunScript.front().content);
+    for (const auto& [placeholder, value] :
+         {std::pair<std::string, std::string>{"@E2BEVAL_PYTHON@", python.string()}, {"@PROMPTFOO_BIN@", promptfoo_bin.string()},
+          {"@E2BEVAL_INSTALL@", install_advice(source)}, {"@E2BEVAL_BIN@", binary.string()}})
+        run_script = replaced(run_script, placeholder, shell_quoted(value));
 
     struct Output {
         fs::path relative;
@@ -181,10 +182,12 @@ int init_command(const ParsedArgs& args) {
                                         : "from PATH if its Node.js is >= 22, else " + promptfoo_bin.string())
               << "\n\nNext step:\n  "
               << (directory == fs::path(".") ? std::string() : "cd " + shell_word_of(directory.string()) + " && ") << "bash run.sh\n";
+    std::cout << "  (it writes the report, promptfoo_report.md, when the eval is done)\n";
     if (!python.empty())
         std::cout << "\nOr run promptfoo yourself, from that directory:\n  export PROMPTFOO_PYTHON="
                   << shell_word_of(python.string())
-                  << "\n  promptfoo eval --no-cache --no-share\n";
+                  << "\n  promptfoo eval --no-cache --no-share\n  " << shell_word_of(binary.string())
+                  << " report   # the report, promptfoo_report.md\n";
     return 0;
 }
 

@@ -5,7 +5,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/python_interpreter.hpp"
+#include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "e2beval/local/templates.hpp"
 #include "local/cgroup.hpp"
 #include "local/local_settings.hpp"
 #include "server/auth.hpp"
@@ -113,6 +115,18 @@ int serve_command(const ParsedArgs& args) {
         throw usage_error("--ready-sandboxes " + std::to_string(*sandbox_options.ready_sessions) + " is more than --max-sandboxes " +
                           std::to_string(options.admission.max_live_sandboxes) +
                           ": the extra ones could never be handed out; raise --max-sandboxes or keep fewer ready");
+    // E2B's default template, code-interpreter-v1, is E2B's environment: built (or found built) before the server
+    // listens, since a build takes minutes and the SDKs give a create 60 s; its sandboxes are the ones kept ready.
+    options.bare_code_interpreter = args.flag("--bare-code-interpreter");
+    if (!options.bare_code_interpreter) {
+        try {
+            resolve_template(kCodeInterpreterTemplate, chosen_python(args.value("--python")).interpreter);
+        } catch (const sandbox_error& failure) {
+            throw sandbox_error(std::string(failure.what()) + "; `e2beval serve --bare-code-interpreter` serves without it (" +
+                                kCodeInterpreterTemplate + " is then the bare default environment)");
+        }
+        options.session_defaults.template_name = kCodeInterpreterTemplate;
+    }
     options.make_backend = [sandbox_options](std::shared_ptr<SessionRegistry> registry) mutable -> std::unique_ptr<Sandbox> {
         sandbox_options.sessions = std::move(registry);
         return std::make_unique<LocalSandbox>(sandbox_options);
@@ -142,6 +156,8 @@ Command make_serve_command() {
              "files); every sandbox is an e2beval session, as isolated as any. Point an SDK at it with the lines it prints:\n"
              "  export E2B_API_URL=http://127.0.0.1:3000 E2B_SANDBOX_URL=http://127.0.0.1:3000 E2B_API_KEY=e2b_...\n"
              "Without --api-key a key is generated and printed. SIGINT/SIGTERM stop the server and kill every sandbox.\n"
+             "code-interpreter-v1, the SDKs' default template, is E2B's environment (numpy, pandas, matplotlib, ...): the\n"
+             "first start builds it (pip's log is shown; minutes), later starts reuse it; --bare-code-interpreter skips it.\n"
              "What is served and what is not: docs/serve.md.",
              {{"--host", "ADDRESS", "address to listen on (default 127.0.0.1; 0.0.0.0 exposes it to the network)"},
               {"--port", "PORT", "port to listen on (default 3000; 0 picks a free one, printed)"},
@@ -163,7 +179,10 @@ Command make_serve_command() {
               {"--header-timeout", "SECONDS", "a request's line and headers must arrive within this (default 10)"},
               {"--body-timeout", "SECONDS", "a request's body must arrive within this after its headers (default 120)"},
               {"--idle-timeout", "SECONDS", "a kept-alive connection is closed after this long without a request (default 330)"},
-              {"--python", "PATH", "Python interpreter the sandboxes run (default: $E2BEVAL_PYTHON, else python3)"}},
+              {"--python", "PATH", "Python interpreter the sandboxes run (default: $E2BEVAL_PYTHON, else python3)"},
+              {"--bare-code-interpreter", "",
+               "serve code-interpreter-v1 (the SDKs' default template) with the bare default environment, as base: nothing is "
+               "built or downloaded at start, but E2B's packages (pandas, matplotlib, ...) are missing"}},
              0, 0},
             serve_command};
 }

@@ -54,21 +54,35 @@ std::vector<std::pair<std::filesystem::path, std::string>> file_options(const Pa
     return files;
 }
 
+TemplateManifest build(const ParsedArgs& args) {
+    const auto& name = args.positional[1];
+    const auto requirements = args.value("-r") ? args.value("-r") : args.value("--requirements");
+    // The interpreter the local backend runs code with, unless --python names another.
+    const auto python = chosen_python(args.value("--python")).interpreter;
+    if (const auto builtin = builtin_template_name(name); !builtin.empty() && !requirements) {
+        // The built-in template, from e2beval's own requirements (E2B's): what its first use would build.
+        if (args.value("--file") || args.repeated.count("--file"))
+            throw usage_error(builtin + " is built from e2beval's own requirements (E2B's); it takes no --file");
+        return build_builtin_template(builtin, python, args.flag("--force"));
+    }
+    if (!requirements)
+        throw usage_error("template build needs a requirements file: -r requirements.txt (only the built-in " +
+                          std::string(kCodeInterpreterTemplate) + " is built without one)");
+    TemplateBuildOptions options;
+    options.name = name;
+    options.requirements = *requirements;
+    options.python = python;
+    options.files = file_options(args);
+    options.force = args.flag("--force");
+    return build_template(options);
+}
+
 int template_command(const ParsedArgs& args) {
     const auto& action = args.positional[0];
     const bool as_json = args.flag("--json");
     if (action == "build") {
         if (args.positional.size() != 2) throw usage_error("template build takes one NAME: e2beval template build NAME -r requirements.txt");
-        const auto requirements = args.value("-r") ? args.value("-r") : args.value("--requirements");
-        if (!requirements) throw usage_error("template build needs a requirements file: -r requirements.txt");
-        TemplateBuildOptions options;
-        options.name = args.positional[1];
-        options.requirements = *requirements;
-        // The interpreter the local backend runs code with, unless --python names another.
-        options.python = chosen_python(args.value("--python")).interpreter;
-        options.files = file_options(args);
-        options.force = args.flag("--force");
-        const auto manifest = build_template(options);
+        const auto manifest = build(args);
         if (as_json) {
             std::cout << to_json_text(manifest_json(manifest)) << std::endl;
         } else {
@@ -95,7 +109,8 @@ int template_command(const ParsedArgs& args) {
     }
     if (action == "rm") {
         if (args.positional.size() != 2) throw usage_error("template rm takes one NAME");
-        const bool gone = remove_template(args.positional[1]);
+        const auto builtin = builtin_template_name(args.positional[1]);
+        const bool gone = remove_template(builtin.empty() ? args.positional[1] : builtin);
         std::cout << "removed " << args.positional[1]
                   << (gone ? "\n" : " (its files stay until the sandboxes still running with it end)\n");
         return 0;
@@ -111,6 +126,9 @@ Command make_template_command() {
              "build NAME -r FILE  makes a virtualenv with the Python the sandbox uses (or --python), pip-installs\n"
              "                    FILE into it (pip's log is shown), copies each --file, writes manifest.json; a\n"
              "                    build with the same requirements, Python and files reuses the existing one.\n"
+             "build code-interpreter-v1\n"
+             "                    the built-in template: E2B's code-interpreter packages at E2B's pins (no -r); its\n"
+             "                    first use builds it anyway (Sandbox.create(\"code-interpreter-v1\"), e2beval serve).\n"
              "list                the built templates (name, Python, packages, size, build time)\n"
              "rm NAME             removes one; sandboxes still running with it keep working\n"
              "Templates live in $E2BEVAL_CACHE_DIR/templates (else $XDG_CACHE_HOME/e2beval, else ~/.cache/e2beval).\n"

@@ -1,6 +1,7 @@
 // JSON conversions of the value types (one place, used by the CLI and the Python module).
 #include "e2beval/core/json.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <charconv>
 #include <cmath>
@@ -63,6 +64,92 @@ void append_json(std::string& out, const json::value& value) {
     }
 }
 
+int hex_digit(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// The code unit of a \uXXXX escape at `at` (the backslash), or -1 when there is none there.
+long escaped_unit(std::string_view text, std::size_t at) noexcept {
+    if (at + 6 > text.size() || text[at] != '\\' || text[at + 1] != 'u') return -1;
+    long unit = 0;
+    for (std::size_t i = at + 2; i < at + 6; ++i) {
+        const int digit = hex_digit(text[i]);
+        if (digit < 0) return -1;
+        unit = unit * 16 + digit;
+    }
+    return unit;
+}
+
+// `text` with every lone surrogate escape inside a string rewritten as `how` says; a pair stays as it is.
+std::string rewrite_lone_surrogates(std::string_view text, LoneSurrogates how, std::size_t& found) {
+    std::string out;
+    out.reserve(text.size());
+    bool in_string = false;
+    for (std::size_t at = 0; at < text.size();) {
+        const char c = text[at];
+        if (!in_string) {
+            in_string = c == '"';
+            out += c;
+            ++at;
+            continue;
+        }
+        if (c == '"') {
+            in_string = false;
+        } else if (c == '\\') {
+            const long unit = escaped_unit(text, at);
+            if (unit < 0xD800 || unit > 0xDFFF) {  // another escape (or a malformed one: the parser names it)
+                out.append(text.substr(at, std::min<std::size_t>(2, text.size() - at)));
+                at += 2;
+                continue;
+            }
+            const long next = unit <= 0xDBFF ? escaped_unit(text, at + 6) : -1;
+            if (next >= 0xDC00 && next <= 0xDFFF) {  // a pair: one character
+                out.append(text.substr(at, 12));
+                at += 12;
+                continue;
+            }
+            ++found;
+            if (how == LoneSurrogates::as_escape_text) {
+                out += "\\\\";  // an escaped backslash, then "udcff" as written
+                out.append(text.substr(at + 1, 5));
+            } else {
+                append_utf8(out, static_cast<std::uint32_t>(unit));  // ED B3 BF: WTF-8, invalid UTF-8 on purpose
+            }
+            at += 6;
+            continue;
+        }
+        out += c;
+        ++at;
+    }
+    return out;
+}
+
+void find_invalid(const json::value& value, const std::string& path, std::optional<InvalidText>& found) {
+    if (found) return;
+    const auto check = [&](std::string_view text, const std::string& where) {
+        if (const auto offset = find_invalid_utf8(text)) found = InvalidText{where, shown_invalid_utf8(text, *offset)};
+    };
+    switch (value.kind()) {
+        case json::kind::string: check(value.get_string(), path); return;
+        case json::kind::array:
+            for (std::size_t i = 0; i < value.get_array().size() && !found; ++i)
+                find_invalid(value.get_array()[i], path + "[" + std::to_string(i) + "]", found);
+            return;
+        case json::kind::object:
+            for (const auto& [key, item] : value.get_object()) {
+                const std::string where = path.empty() ? std::string(key) : path + "." + std::string(key);
+                check(key, where);
+                find_invalid(item, where, found);
+                if (found) return;
+            }
+            return;
+        default: return;
+    }
+}
+
 std::string joined_keys(const std::vector<std::string_view>& keys) {
     std::string text;
     for (const auto key : keys) text += (text.empty() ? "" : ", ") + std::string(key);
@@ -70,6 +157,24 @@ std::string joined_keys(const std::vector<std::string_view>& keys) {
 }
 
 }  // namespace
+
+json::value parse_json(std::string_view text, LoneSurrogates how, boost::system::error_code& ec, std::size_t* found) {
+    std::size_t count = 0;
+    // Most text holds no surrogate escape at all: then it is parsed as it is, without a copy.
+    const bool may_hold = text.find("\\u") != std::string_view::npos;
+    const std::string rewritten = may_hold ? rewrite_lone_surrogates(text, how, count) : std::string();
+    if (found) *found = count;
+    json::parse_options options;
+    // The surrogates' bytes written above are invalid UTF-8 on purpose (callers check the raw text themselves).
+    options.allow_invalid_utf8 = how == LoneSurrogates::as_wtf8 && count > 0;
+    return json::parse(count > 0 ? std::string_view(rewritten) : text, ec, {}, options);
+}
+
+std::optional<InvalidText> find_invalid_text(const json::value& value, const std::string& path) {
+    std::optional<InvalidText> found;
+    find_invalid(value, path, found);
+    return found;
+}
 
 const std::vector<std::string_view>& limit_keys() {
     static const std::vector<std::string_view> keys = {"wall_time_s",     "cpu_time_s",      "memory_mb",    "max_processes",

@@ -73,6 +73,24 @@ std::optional<std::size_t> find_invalid_utf8(std::string_view text) noexcept {
     return std::nullopt;
 }
 
+std::string shown_invalid_utf8(std::string_view text, std::size_t offset) {
+    const auto byte_at = [&](std::size_t i) { return i < text.size() ? static_cast<std::uint8_t>(text[i]) : std::uint8_t{0}; };
+    char escaped[16];
+    if (byte_at(offset) == 0xED && byte_at(offset + 1) >= 0xA0 && byte_at(offset + 1) <= 0xBF && (byte_at(offset + 2) & 0xC0) == 0x80) {
+        const unsigned code_point = 0xD000u | ((byte_at(offset + 1) & 0x3Fu) << 6) | (byte_at(offset + 2) & 0x3Fu);
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", code_point);
+        return escaped;
+    }
+    std::string shown;
+    std::size_t valid_prefix = 0;
+    well_formed_length(text, offset, valid_prefix);
+    for (std::size_t i = offset; i < offset + valid_prefix && i < text.size(); ++i) {
+        std::snprintf(escaped, sizeof escaped, "\\x%02x", byte_at(i));
+        shown += escaped;
+    }
+    return shown;
+}
+
 void require_clean_text(std::string_view text, std::string_view what) {
     const auto bad_byte = find_invalid_utf8(text);
     const auto nul = find_nul(text);

@@ -4,31 +4,70 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <string>
 #include <utility>
 
 namespace e2beval {
 
+namespace {
+
+// Every name a language goes by, in one table: the tags models write on fences (and `--language` takes) and the
+// file extensions `e2beval run FILE` reads the language from. A language descriptor (the compiled languages, a
+// later issue) takes this table over whole; nothing else spells a language's names.
+struct LanguageNames {
+    Language language;
+    std::string_view name;
+    std::array<std::string_view, 4> other_tags;  // empty slots are unused
+    std::array<std::string_view, 3> extensions;  // with their dot
+};
+constexpr std::array<LanguageNames, 3> kLanguageNames{{
+    {Language::python, "python", {"py", "python3", "py3"}, {".py"}},
+    {Language::javascript, "javascript", {"js", "node", "nodejs", "mjs"}, {".js", ".mjs", ".cjs"}},
+    {Language::bash, "bash", {"sh", "shell", "zsh"}, {".sh", ".bash"}},
+}};
+
+std::string lowercase(std::string_view text) {
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower;
+}
+
+}  // namespace
+
 std::string_view to_string(Language language) noexcept {
-    switch (language) {
-        case Language::python: return "python";
-        case Language::javascript: return "javascript";
-        case Language::bash: return "bash";
-    }
+    for (const auto& names : kLanguageNames)
+        if (names.language == language) return names.name;
     return "unknown";
 }
 
 std::optional<Language> language_from_tag(std::string_view tag) noexcept {
-    std::string lower(tag);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    static constexpr std::array<std::pair<std::string_view, Language>, 13> kTags{{
-        {"python", Language::python}, {"py", Language::python}, {"python3", Language::python},
-        {"py3", Language::python}, {"javascript", Language::javascript}, {"js", Language::javascript},
-        {"node", Language::javascript}, {"nodejs", Language::javascript}, {"mjs", Language::javascript},
-        {"bash", Language::bash}, {"sh", Language::bash}, {"shell", Language::bash}, {"zsh", Language::bash},
-    }};
-    for (const auto& [name, language] : kTags)
-        if (lower == name) return language;
+    const auto lower = lowercase(tag);
+    for (const auto& names : kLanguageNames) {
+        if (lower == names.name) return names.language;
+        for (const auto other : names.other_tags)
+            if (!other.empty() && lower == other) return names.language;
+    }
     return std::nullopt;
+}
+
+std::optional<Language> language_from_file_name(std::string_view path) noexcept {
+    const auto name = path.substr(path.find_last_of('/') + 1);
+    const auto dot = name.find_last_of('.');
+    if (dot == std::string_view::npos || dot == 0) return std::nullopt;  // no extension, or a dot file (".py")
+    const auto extension = lowercase(name.substr(dot));
+    for (const auto& names : kLanguageNames)
+        for (const auto known : names.extensions)
+            if (!known.empty() && extension == known) return names.language;
+    return std::nullopt;
+}
+
+std::string file_extensions_text(Language language) {
+    std::string text;
+    for (const auto& names : kLanguageNames)
+        if (names.language == language)
+            for (const auto extension : names.extensions)
+                if (!extension.empty()) text += (text.empty() ? "" : ", ") + std::string(extension);
+    return text;
 }
 
 namespace {
@@ -58,6 +97,12 @@ std::optional<Outcome> outcome_from_string(std::string_view name) noexcept {
     for (const auto& [value, known] : kOutcomeNames)
         if (known == name) return value;
     return std::nullopt;
+}
+
+std::string output_limit_detail(std::uint64_t limit_bytes, std::string_view stream) {
+    return "killed after writing more than " + std::to_string(limit_bytes) + " bytes to " + std::string(stream) +
+           " (the output limit per stream; raise it with --output-limit BYTES, or limits.output_bytes in Python, a "
+           "promptfoo config or a --profile file)";
 }
 
 std::string_view to_string(SeccompMode mode) noexcept { return mode == SeccompMode::kill ? "kill" : "deny"; }

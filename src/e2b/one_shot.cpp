@@ -165,7 +165,7 @@ asio::awaitable<ExecResult> run_in(E2bSandbox::Engine& engine, const RemoteSandb
     if (stopped_for == Outcome::output_limit) {
         state.healthy = false;
         result.outcome = Outcome::output_limit;
-        result.detail = "killed after writing more than " + std::to_string(cap) + " bytes to " + (result.stdout_truncated ? "stdout" : "stderr");
+        result.detail = output_limit_detail(cap, result.stdout_truncated ? "stdout" : "stderr");
         co_return result;
     }
     if (!end) throw CallError(CallError::Stage::protocol, "start process: the stream ended without the process's end");

@@ -379,6 +379,9 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         const auto* recursive = request.if_contains("recursive");
         auto message = message_of("path", json::value(required_string(request, "path")), "recursive",
                                   json::value(recursive && recursive->is_bool() && recursive->as_bool()));
+        // Sent only when asked: envd before 0.6.3 refuses the unknown field.
+        if (const auto* include = request.if_contains("include_entry"); include && include->is_bool() && include->as_bool())
+            message["includeEntry"] = true;
         const auto started = co_await api.envd_call(remote, "filesystem.Filesystem/CreateWatcher", std::move(message), false);
         co_return reply({{"watcher", text_of(started, "watcherId")}});
     }
@@ -387,10 +390,14 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         const auto drained = co_await api.envd_call(remote, "filesystem.Filesystem/GetWatcherEvents", std::move(message), false);
         json::array events;
         if (const auto* items = drained.if_contains("events"); items && items->is_array())
-            for (const auto& item : items->as_array())
-                if (item.is_object())
-                    events.push_back(json::object{{"name", text_of(item.as_object(), "name")},
-                                                  {"type", event_type_name(text_of(item.as_object(), "type"))}});
+            for (const auto& item : items->as_array()) {
+                if (!item.is_object()) continue;
+                json::object event{{"name", text_of(item.as_object(), "name")},
+                                   {"type", event_type_name(text_of(item.as_object(), "type"))}};
+                if (const auto* entry = item.as_object().if_contains("entry"); entry && entry->is_object())
+                    event["entry"] = entry_info(entry->as_object());
+                events.push_back(std::move(event));
+            }
         co_return reply({{"events", std::move(events)}, {"dropped", 0}, {"ended", false}});
     }
     // watch_stop

@@ -146,6 +146,7 @@ HumanEvalReport evaluate_humaneval(Sandbox& sandbox, const std::vector<HumanEval
                             ? "failed: the program exited before check() finished (sys.exit or os._exit in the completion)"
                             : describe(results[i]);
         result.exec = std::move(results[i]);
+        if (reached_end) result.exec.stdout_data.erase(result.exec.stdout_data.size() - marker.size() - 1);  // ours, not the sample's
         auto& [n, c] = report.per_task[result.task_id];
         ++n;
         c += result.passed ? 1 : 0;

@@ -16,6 +16,7 @@
 
 #include "e2beval/core/error.hpp"
 #include "e2beval/eval/humaneval.hpp"
+#include "e2beval/core/json.hpp"
 #include "e2beval/core/text.hpp"
 #include "eval/harness.hpp"
 
@@ -625,22 +626,27 @@ TestSpec TestSpec::from_vars(const json::object& vars) {
 
     const bool needs_python = spec.shape == TestShape::humaneval || spec.shape == TestShape::asserts ||
                               spec.shape == TestShape::stdio || spec.shape == TestShape::function_calls || spec.setup;
-    if (needs_python && spec.language != Language::python)
-        throw input_error("vars.language is " + std::string(to_string(spec.language)) + ", but " +
+    if (needs_python && spec.language && *spec.language != Language::python)
+        throw input_error("vars.language is " + std::string(to_string(*spec.language)) + ", but " +
                           (spec.setup ? std::string("setup") : "the " + std::string(to_string(spec.shape)) + " shape") +
                           " runs Python only; testCode with expectedOutput works for every language");
     check_expectations(spec);
     return spec;
 }
 
-TestSpec TestSpec::from_vars_json(std::string_view vars_json) {
+json::object vars_from_json(std::string_view vars_json) {
     require_clean_text(vars_json, "test vars");
     boost::system::error_code ec;
-    auto value = json::parse(vars_json, ec);
+    auto value = parse_json(vars_json, LoneSurrogates::as_wtf8, ec);
     if (ec) throw input_error("test vars are not valid JSON: " + ec.message());
     if (!value.is_object()) throw input_error("test vars must be a JSON object");
-    return from_vars(value.get_object());
+    if (const auto invalid = find_invalid_text(value, "vars"))
+        throw input_error(invalid->path + " holds " + invalid->shown +
+                          ", a lone surrogate: no Unicode character, so not text a test can use; replace it");
+    return std::move(value.get_object());
 }
+
+TestSpec TestSpec::from_vars_json(std::string_view vars_json) { return from_vars(vars_from_json(vars_json)); }
 
 std::string humaneval_candidate_program(std::string_view prompt, std::string_view code, std::string_view test,
                                         std::string_view entry_point) {
@@ -676,10 +682,20 @@ Runner::Runner(Sandbox& sandbox, RunnerOptions options) : sandbox_(sandbox), opt
 
 PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec& spec) const {
     PreparedEvaluation prepared;
-    // 1. Extract. Bad bytes and missing code are the model's failure, not an exception for the caller.
+    // 0. Text that is not UTF-8 (a lone surrogate from Python or JSON, a stray byte) is what the model's answer
+    // holds, not a fault of the test: the answer fails alone, and the reason says so.
+    if (const auto bad = find_invalid_utf8(model_output)) {
+        prepared.verdict = failing("The model's answer is not valid text: it holds " + shown_invalid_utf8(model_output, *bad) +
+                                   " at byte " + std::to_string(*bad) +
+                                   " (a lone surrogate or a byte that is no UTF-8), which no interpreter reads as code; "
+                                   "it was not run (the model's output, or the tool that passed it on, broke a character)");
+        return prepared;
+    }
+    // 1. Extract. Missing code is the model's failure, not an exception for the caller.
+    const Language wanted = spec.language.value_or(Language::python);
     ExtractOptions extract_options;
     extract_options.function_name = spec.function_name ? spec.function_name : spec.entry_point;
-    extract_options.language = spec.language;
+    extract_options.language = wanted;
     // A stdin/stdout program is its top-level code: its main() call and __main__ section are the program.
     extract_options.keep_main = options_.keep_main || spec.shape == TestShape::stdio;
     extract_options.keep_examples = options_.keep_examples || spec.shape == TestShape::stdio;
@@ -701,12 +717,23 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
     }
     // The code is scanned and run as the test's language, whatever its fence said (a ```javascript block can
     // hold Python, and is run as Python for a Python test): the verdict says that language, and the scanner's
-    // rules are that language's, never the fence's. The explanation still names the fence as written.
-    extraction->language = spec.language;
+    // rules are that language's, never the fence's. The explanation still names the fence as written. Only a
+    // testCode test whose vars name no language takes the fence's (the extractor read it: Python when untagged).
+    const Language run_as = !spec.language && spec.shape == TestShape::test_code ? extraction->language : wanted;
+    if (!spec.language && spec.shape == TestShape::test_code)
+        prepared.language_note = "run as " + std::string(to_string(run_as)) +
+                                 (extraction->method == ExtractionMethod::fenced_block && run_as != Language::python
+                                      ? ", the language of its fenced block"
+                                      : " (assumed: the vars name no language, and the code's fence none other)") +
+                                 "; set vars.language to choose";
+    extraction->language = run_as;
     Verdict& verdict = prepared.verdict;
     verdict.extraction = extraction;
-    if (spec.function_name && !defines_function(extraction->code, *spec.function_name)) {
-        verdict.reason = "No Python function named " + *spec.function_name + " found";
+    // The tutorial's check and wording for Python; a testCode test in JavaScript or bash asks its own language.
+    if (spec.function_name && !(run_as == Language::python ? defines_function(extraction->code, *spec.function_name)
+                                                           : code_defines_function(extraction->code, run_as, *spec.function_name))) {
+        verdict.reason = std::string(run_as == Language::python ? "No Python" : run_as == Language::javascript ? "No JavaScript" : "No bash") +
+                         " function named " + *spec.function_name + " found";
         return prepared;
     }
     // 2. Scan (the step every face shares, eval/answer.hpp): advice before the sandbox; a block finding fails
@@ -726,7 +753,7 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
     // 3. The program to run around the code.
     prepared.marker = random_marker();
     ExecRequest request;
-    request.language = spec.language;
+    request.language = run_as;
     request.code = build_program(extraction->code, spec, prepared.marker, options_.limits);
     request.limits = options_.limits;
     request.isolation = options_.isolation;
@@ -778,7 +805,9 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
     } else if (spec.shape == TestShape::test_code) {
         auto& single = verdict.cases.front();
         single.actual = exec.stdout_data;
-        if (exec.outcome != Outcome::ok) single.reason = execution_error();
+        // A program that failed may have been run in the wrong language: the reason says which one it ran in.
+        if (exec.outcome != Outcome::ok)
+            single.reason = execution_error() + (prepared.language_note.empty() ? "" : " (" + prepared.language_note + ")");
         else judge_output(single, *spec.expected_output, mode);
         if (mode.kind != CompareKind::exact) single.actual = trim(single.actual);
     } else if (!complete) {

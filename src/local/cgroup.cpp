@@ -273,10 +273,17 @@ unsigned long long process_start_time(pid_t pid) {
     return 0;
 }
 
-// "e2beval-" for this process: its pid and start time.
+// "e2beval-<pid>-<start time>-" for this process. Worked out again in a forked child, whose sandboxes are
+// its own: named after its parent, they would be its parent's to the parent's reaper and to the sweep.
+// Per thread, so no lock is held across a fork.
 const std::string& own_cgroup_prefix() {
-    static const std::string prefix =
-        "e2beval-" + std::to_string(::getpid()) + "-" + std::to_string(process_start_time(::getpid())) + "-";
+    thread_local pid_t named_for = 0;
+    thread_local std::string prefix;
+    const pid_t pid = ::getpid();
+    if (named_for != pid) {
+        prefix = "e2beval-" + std::to_string(pid) + "-" + std::to_string(process_start_time(pid)) + "-";
+        named_for = pid;
+    }
     return prefix;
 }
 
@@ -306,12 +313,18 @@ bool remove_cgroup_tree(const std::string& directory, std::string& why) {
     return false;
 }
 
+// Where sandbox cgroups are made: the v2 parent, or one directory per v1 hierarchy.
+std::vector<std::string> sandbox_cgroup_parents(const CgroupSupport& support) {
+    std::vector<std::string> parents;
+    if (support.version == CgroupSupport::Version::v2) parents.push_back(support.v2_parent);
+    for (const auto& [controller, parent] : support.v1_parents)  // controllers mounted together share one parent
+        if (std::find(parents.begin(), parents.end(), parent) == parents.end()) parents.push_back(parent);
+    return parents;
+}
+
 CgroupSweep sweep(const CgroupSupport& support, std::chrono::milliseconds wait_for_dying) {
     CgroupSweep result;
-    if (support.version == CgroupSupport::Version::v2) result.parents.push_back(support.v2_parent);
-    for (const auto& [controller, parent] : support.v1_parents)  // controllers mounted together share one parent
-        if (std::find(result.parents.begin(), result.parents.end(), parent) == result.parents.end())
-            result.parents.push_back(parent);
+    result.parents = sandbox_cgroup_parents(support);
     for (const auto& parent : result.parents) {
         std::error_code ec;
         for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
@@ -346,10 +359,20 @@ const CgroupSweep& sweep_stale_cgroups(std::chrono::milliseconds wait_for_dying)
     return result;
 }
 
+CgroupReaperState cgroup_reaper() {
+    const auto& support = cgroup_support();
+    if (support.version == CgroupSupport::Version::none) return {0, "this host gives e2beval no cgroups"};
+    return ensure_cgroup_reaper([&support] {
+        return CgroupReaperPlan{own_cgroup_prefix(), support.version == CgroupSupport::Version::v2,
+                                sandbox_cgroup_parents(support)};
+    });
+}
+
 std::optional<SandboxCgroup> SandboxCgroup::create(const Limits& limits) {
     const auto& support = cgroup_support();
     if (support.version == CgroupSupport::Version::none) return std::nullopt;
     sweep_stale_cgroups(std::chrono::milliseconds(0));  // what is still dying is for the next start
+    cgroup_reaper();  // before the first cgroup of this process exists; without one, the sweep is what is left
     static std::atomic<unsigned> counter{0};
     const auto name = own_cgroup_prefix() + std::to_string(counter++);
     SandboxCgroup cgroup;

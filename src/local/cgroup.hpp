@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "e2beval/core/types.hpp"
+#include "local/cgroup_reaper.hpp"
 #include "local/fd.hpp"
 
 namespace e2beval::local {
@@ -37,9 +38,10 @@ std::string_view to_string(CgroupSupport::Version version) noexcept;
 
 const CgroupSupport& cgroup_support();
 
-// Sandbox cgroups are named e2beval-<owner pid>-<owner start time>-<n>, so a cgroup whose owner process is
-// gone (a reused pid has another start time) is known to be stale: its sandboxes died with the owner
-// (PR_SET_PDEATHSIG) and nothing will remove it. Older builds named them e2beval-<pid>-<n>.
+// Sandbox cgroups are named e2beval-<owner pid>-<owner start time>-<n>. The owner's cgroup reaper
+// (cgroup_reaper.hpp) removes them when the owner ends, however it ends. A cgroup whose owner process is gone
+// (a reused pid has another start time) and that is still there is stale: its sandboxes died with the owner
+// (PR_SET_PDEATHSIG) and the reaper could not run or was killed. Older builds named them e2beval-<pid>-<n>.
 struct StaleCgroup {
     std::string path;
     pid_t owner_pid = 0;
@@ -55,6 +57,9 @@ struct CgroupSweep {
 // else, and never one that still holds a process after `wait_for_dying`). Runs once per process, when it
 // first creates a sandbox cgroup or when `e2beval doctor` asks; later calls return the first sweep's result.
 const CgroupSweep& sweep_stale_cgroups(std::chrono::milliseconds wait_for_dying);
+
+// This process's cgroup reaper, started if it has none yet (the first sandbox cgroup does that too).
+CgroupReaperState cgroup_reaper();
 
 struct CgroupUsage {
     std::optional<std::uint64_t> peak_memory_bytes;  // nullopt where unknown, or not this execution's own

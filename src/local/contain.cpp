@@ -6,6 +6,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -116,6 +117,16 @@ void become_sandbox_user(const SpawnPlan& plan) noexcept {
     if (::syscall(SYS_setresgid, gid, gid, gid) != 0) fail("setresgid");
     if (plan.clear_supplementary_groups && ::syscall(SYS_setgroups, 0L, nullptr) != 0) fail("setgroups(0, NULL)");
     if (::syscall(SYS_setresuid, uid, uid, uid) != 0) fail("setresuid");
+}
+
+// The kernel clears the parent-death signal whenever the effective ids change, so become_sandbox_user
+// undid step 1: set it again, or an init whose supervisor is killed lives on with its program (a cold
+// execution, a zygote and the executions it forked). A supervisor that died in between sent nothing; its
+// death closed its end of the report channel, so that is checked once the signal is armed.
+void die_with_supervisor_again() noexcept {
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("prctl(PR_SET_PDEATHSIG, SIGKILL)");
+    pollfd report{kReportFd, POLLRDHUP, 0};
+    if (::poll(&report, 1, 0) == 1 && (report.revents & (POLLHUP | POLLRDHUP)) != 0) ::_exit(126);
 }
 
 void write_program(const SpawnPlan& plan) noexcept {
@@ -240,6 +251,7 @@ void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     int host_trees[kMaxHostTrees];
     if (auto error = clone_host_trees(plan.mount_steps, host_trees)) fail(error);
     become_sandbox_user(plan);
+    die_with_supervisor_again();
     // 4. uts and mount namespaces: our own hostname, a fresh minimal root, the workspace as cwd.
     if (::sethostname(plan.hostname.data(), plan.hostname.size()) != 0) fail("sethostname");
     for (const auto& step : plan.mount_steps)

@@ -107,6 +107,16 @@ std::string describe(const DoctorReport::StaleCgroups& cgroups) {
     return text;
 }
 
+// Whether this process's cgroups would go with it however it ended (cgroup_reaper.hpp).
+std::string describe_reaper() {
+    const auto reaper = local::cgroup_reaper();
+    if (reaper.pid > 0)
+        return "a cgroup reaper (pid " + std::to_string(reaper.pid) +
+               ") removes a process's sandbox cgroups when it ends, however it ends";
+    return "no cgroup reaper (" + reaper.why_not + "): a process killed with its sandboxes leaves their cgroups to "
+           "the next e2beval start's sweep";
+}
+
 HostCheck cgroup_check(const DoctorReport::StaleCgroups& cgroups) {
     const auto& support = local::cgroup_support();
     HostCheck check{"cgroups", support.version != local::CgroupSupport::Version::none, "", support.fix};
@@ -122,7 +132,7 @@ HostCheck cgroup_check(const DoctorReport::StaleCgroups& cgroups) {
         check.status = "none usable; limits fall back to rlimits";
     }
     for (const auto& note : support.notes) check.status += "; " + note;
-    if (support.version != local::CgroupSupport::Version::none) check.status += "; " + describe(cgroups);
+    if (support.version != local::CgroupSupport::Version::none) check.status += "; " + describe(cgroups) + "; " + describe_reaper();
     if (!cgroups.kept.empty() && check.fix.empty())
         check.fix = "remove the stale cgroups named above once their processes are gone (rmdir)";
     return check;

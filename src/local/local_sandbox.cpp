@@ -200,7 +200,7 @@ const InterpreterInfo& LocalSandbox::python() const noexcept { return settings_-
 
 
 local::SupervisionRequest local::base_request(const LocalSandbox::Settings& settings, const ExecRequest& request,
-                                              bool with_filesystem, const std::vector<std::string>& more_read_only_paths) {
+                                              bool with_filesystem, const FilesystemAdditions& additions) {
     const auto ids = local::choose_id_mapping();
     local::SupervisionRequest supervision;
     auto& plan = supervision.plan;
@@ -214,11 +214,13 @@ local::SupervisionRequest local::base_request(const LocalSandbox::Settings& sett
                                           program.read_only_paths.end());
         filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), settings.options.extra_read_only_paths.begin(),
                                           settings.options.extra_read_only_paths.end());
-        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), more_read_only_paths.begin(),
-                                          more_read_only_paths.end());
+        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), additions.read_only_paths.begin(),
+                                          additions.read_only_paths.end());
         if (request.isolation.network)
             filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), kNetworkPaths.begin(), kNetworkPaths.end());
         filesystem.workspace_bytes = request.limits.workspace_bytes;
+        filesystem.home_directory = additions.home_directory;
+        filesystem.login_shell = additions.login_shell;
         filesystem.inside_uid = ids.inside_uid;
         filesystem.inside_gid = ids.inside_gid;
         plan.mount_steps = local::plan_root_filesystem(filesystem);

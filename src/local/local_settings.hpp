@@ -22,11 +22,17 @@ namespace local {
 // (a name that is empty or holds '=' or NUL, a value with NUL): one-shot executions and sessions alike.
 void check_limits_and_environment(const Limits& limits, const std::map<std::string, std::string>& env);
 
+// What a session's root filesystem has beyond a one-shot execution's (session.cpp).
+struct FilesystemAdditions {
+    std::vector<std::string> read_only_paths;  // host paths to mount besides the language's own (a session's Node.js)
+    std::string home_directory;                // a home beside /tmp (mountns.hpp); empty: /tmp is the home
+    std::string login_shell = "/bin/sh";       // the sandbox user's shell in /etc/passwd
+};
+
 // The sandbox for `request`: its root filesystem (unless `with_filesystem` is false: a warm child inherits its
-// zygote's), identity, program, environment, rlimits and seccomp filter. `more_read_only_paths`: host paths to
-// mount besides the language's own (a session's Node.js).
+// zygote's), identity, program, environment, rlimits and seccomp filter.
 SupervisionRequest base_request(const LocalSandbox::Settings& settings, const ExecRequest& request, bool with_filesystem,
-                                const std::vector<std::string>& more_read_only_paths = {});
+                                const FilesystemAdditions& additions = {});
 
 class PoolableSession;
 

@@ -102,6 +102,27 @@ StepError apply_mount_step(const MountStep& step, const int (&tree_fds)[kMaxHost
         case Kind::symlink:
             if (::symlink(step.data.c_str(), target) != 0 && errno != EEXIST) return fail("symlink", step.target);
             return {};
+        case Kind::exact_directory:
+            if (::mkdir(target, step.mode) != 0 && errno != EEXIST) return fail("mkdir", step.target);
+            if (::chmod(target, step.mode) != 0) return fail("chmod", step.target);
+            return {};
+        case Kind::bind_inside:
+            // A bind of our own mount: it keeps that mount's flags (nosuid, nodev) and, once the root is remounted
+            // read-only, nothing of it changes but what its own filesystem allows.
+            if (::mount(step.source.c_str(), target, nullptr, MS_BIND, nullptr) != 0) return fail("mount(MS_BIND)", step.target);
+            return {};
+        case Kind::cover_existing: {
+            // As the sandbox user, inside the new root: a path this cannot reach, the code (same identity, same
+            // root) cannot execute either, so only what stat finds needs covering.
+            struct stat found {};
+            if (::stat(target, &found) != 0 || !S_ISREG(found.st_mode)) return {};
+            if (::mount(step.source.c_str(), target, nullptr, MS_BIND, nullptr) != 0) return fail("mount(MS_BIND)", step.target);
+            return {};
+        }
+        case Kind::detach:
+            if (::umount2(target, MNT_DETACH) != 0) return fail("umount2(MNT_DETACH)", step.target);
+            if (::rmdir(target) != 0) return fail("rmdir", step.target);
+            return {};
         case Kind::enter_root:
             if (::chdir(target) != 0) return fail("chdir", step.target);
             // pivot_root(".", "."): the host's root ends up stacked on top of the new one; detach it

@@ -70,10 +70,37 @@ void add_host_path(std::vector<MountStep>& steps, const std::string& host_path) 
 }
 
 std::string passwd_file(const RootFilesystemSpec& spec) {
+    const std::string home = spec.home_directory.empty() ? "/tmp" : spec.home_directory;
     return "root:x:0:0:root:/root:/usr/sbin/nologin\n"
            "user:x:" + std::to_string(spec.inside_uid) + ":" + std::to_string(spec.inside_gid) +
-           ":sandbox user:/tmp:/bin/sh\n"
+           ":sandbox user:" + home + ":" + spec.login_shell + "\n"
            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+}
+
+// Where the workspace's tmpfs is mounted while its two directories are bound at the home and at /tmp. It is
+// unmounted and removed before the sandbox starts: only those two places show the tmpfs, and nothing shows
+// that they share it but their sizes (statfs) and the device number.
+constexpr std::string_view kWorkspaceStage = "/.e2beval-workspace";
+
+// The writable, size-limited workspace: /tmp alone, or the home and /tmp as two directories of one tmpfs.
+void add_workspace(std::vector<MountStep>& steps, const RootFilesystemSpec& spec, const std::string& options) {
+    using Kind = MountStep::Kind;
+    if (spec.home_directory.empty()) {
+        steps.push_back({Kind::directory, {}, inside("/tmp"), {}, 0755});
+        steps.push_back({Kind::tmpfs, {}, inside("/tmp"), options, 0});
+        return;
+    }
+    const auto stage = inside(kWorkspaceStage);
+    steps.push_back({Kind::directory, {}, stage, {}, 0700});
+    steps.push_back({Kind::tmpfs, {}, stage, options, 0});
+    steps.push_back({Kind::exact_directory, {}, stage + "/home", {}, 0755});
+    steps.push_back({Kind::exact_directory, {}, stage + "/tmp", {}, 01777});  // as every Linux /tmp
+    add_parent_directories(steps, spec.home_directory);
+    steps.push_back({Kind::directory, {}, inside(spec.home_directory), {}, 0755});
+    steps.push_back({Kind::directory, {}, inside("/tmp"), {}, 0755});
+    steps.push_back({Kind::bind_inside, stage + "/home", inside(spec.home_directory), {}, 0});
+    steps.push_back({Kind::bind_inside, stage + "/tmp", inside("/tmp"), {}, 0});
+    steps.push_back({Kind::detach, {}, stage, {}, 0});
 }
 
 std::string group_file(const RootFilesystemSpec& spec) {
@@ -83,8 +110,14 @@ std::string group_file(const RootFilesystemSpec& spec) {
 }  // namespace
 
 std::string path_inside(const std::string& host_path) {
-    if (host_path.rfind("/tmp/", 0) != 0) return host_path;
-    return std::string(kHostTmpInside) + host_path.substr(4);
+    const auto under = [&](std::string_view directory) {
+        return host_path.size() > directory.size() && host_path.compare(0, directory.size(), directory) == 0 &&
+               host_path[directory.size()] == '/';
+    };
+    if (under("/tmp")) return std::string(kHostTmpInside) + host_path.substr(4);
+    if (host_path == kSessionHome || under(kSessionHome))
+        return std::string(kHostHomeInside) + host_path.substr(kSessionHome.size());
+    return host_path;
 }
 
 std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
@@ -114,8 +147,7 @@ std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
 
     // The workspace (cwd, $HOME, /tmp) and /dev/shm are the only writable places, both size-limited.
     const auto workspace = workspace_mount_options(spec.workspace_bytes, WorkspaceOwner{spec.inside_uid, spec.inside_gid});
-    steps.push_back({Kind::directory, {}, inside("/tmp"), {}, 0755});
-    steps.push_back({Kind::tmpfs, {}, inside("/tmp"), workspace.workspace, 0});
+    add_workspace(steps, spec, workspace.workspace);
     steps.push_back({Kind::directory, {}, inside("/dev/shm"), {}, 0755});
     steps.push_back({Kind::tmpfs, {}, inside("/dev/shm"), workspace.shm, 0});
 
@@ -126,14 +158,12 @@ std::vector<MountStep> plan_root_filesystem(const RootFilesystemSpec& spec) {
     return steps;
 }
 
-void add_workspace_link(std::vector<MountStep>& steps, const std::string& link) {
-    using Kind = MountStep::Kind;
-    auto enter = std::find_if(steps.begin(), steps.end(), [](const MountStep& step) { return step.kind == Kind::enter_root; });
-    std::vector<MountStep> added;
-    const auto parent = std::filesystem::path(link).parent_path().string();
-    if (!parent.empty() && parent != "/") added.push_back({Kind::directory, {}, inside(parent), {}, 0755});
-    added.push_back({Kind::symlink, {}, inside(link), "/tmp", 0});
-    steps.insert(enter, added.begin(), added.end());
+std::string path_while_assembling(std::string_view path) { return inside(path); }
+
+void insert_before_entering_root(std::vector<MountStep>& plan, const std::vector<MountStep>& steps) {
+    auto enter = std::find_if(plan.begin(), plan.end(), [](const MountStep& step) { return step.kind == MountStep::Kind::enter_root; });
+    if (enter == plan.end()) throw sandbox_error("the sandbox's root filesystem has no pivot step");
+    plan.insert(enter, steps.begin(), steps.end());
 }
 
 }  // namespace e2beval::local

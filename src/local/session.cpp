@@ -40,7 +40,9 @@
 #include "local/session_keeper.hpp"
 #include "local/session_pool.hpp"
 #include "local/session_usage.hpp"
+#include "local/sudo_shim.hpp"
 #include "local/supervisor.hpp"
+#include "local/template_environment.hpp"
 #include "local/warm_protocol.hpp"
 #include "local/warm_steps_library.hpp"
 
@@ -50,9 +52,10 @@ namespace json = boost::json;
 
 namespace {
 
+// The agent's own files, in /tmp (never in the user's home); it deletes both before it serves a request.
 constexpr const char* kAgentPath = "/tmp/.e2beval-agent.py";
 constexpr const char* kAgentStepsPath = "/tmp/.e2beval-agent-steps.so";  // the compiled steps the agent loads
-constexpr const char* kHome = "/home/user";  // E2B's user and working directory; a link to the workspace
+constexpr std::string_view kHome = local::kSessionHome;  // E2B's home and working directory
 // The agent's start and its default Python context's (the agent waits up to 10 s for the kernel, then reports
 // ready anyway and the first cell waits for the rest): generous, for a loaded 2-core machine.
 constexpr auto kStartTimeout = std::chrono::seconds(30);
@@ -400,8 +403,32 @@ private:
             if (intake.dropped_anything() && on_event) on_event(intake.marker_event(id));
             return std::move(*event);
         }
+        if (type == "error") name_memory_limit(*event);
         if (intake.accept(type, line.text.size()) && on_event) on_event(*event);
         return std::nullopt;
+    }
+
+    // A kernel the memory cgroup killed dies of SIGKILL, and the agent inside can say no more than "signal:
+    // killed". The host sees the kill in the session's cgroup: when one happened since the last such death, the
+    // error says which limit it was and how to raise it, as a one-shot execution's memory_limit does.
+    void name_memory_limit(json::object& event) {
+        const auto* name = event.if_contains("name");
+        auto* value = event.if_contains("value");
+        if (!name || *name != "KernelDied" || !value || !value->is_string() ||
+            value->get_string().find("signal: killed") == json::string::npos)
+            return;
+        {
+            std::lock_guard lock(state_mutex_);  // the sandbox (its cgroup) is not killed meanwhile
+            if (closed_ || !sandbox_.cgroup) return;
+            const auto kills = sandbox_.cgroup->usage().oom_kills;
+            if (kills <= oom_kills_named_) return;
+            oom_kills_named_ = kills;
+        }
+        const auto larger = std::to_string(2 * limits_.memory_bytes / kMiB);
+        *value = std::string(value->get_string()) + "; it ran out of memory: the session's processes together reached its memory " +
+                 "limit of " + std::to_string(limits_.memory_bytes / kMiB) +
+                 " MiB and the kernel killed the cell's process. Raise the limit when you create the sandbox: " +
+                 "e2beval.Sandbox.create(limits={\"memory_mb\": " + larger + "}), or `e2beval serve --memory-mb " + larger + "`";
     }
 
     void send_interrupt(std::int64_t target, CallInterrupt::Mode mode) {
@@ -570,9 +597,10 @@ private:
     std::chrono::system_clock::time_point end_at_;
     json::object ready_;
 
-    mutable std::mutex state_mutex_;  // closed_, closed_reason_, started_at_, end_at_, metadata_, sandbox_ (kill)
+    mutable std::mutex state_mutex_;  // closed_, closed_reason_, oom_kills_named_, started_at_, end_at_, metadata_, sandbox_ (kill)
     bool closed_ = false;
     std::string closed_reason_;
+    std::uint64_t oom_kills_named_ = 0;  // the cgroup's OOM kills a KernelDied error has named already
     const local::UniqueFd closed_wake_;  // readable once closed: wakes a call() waiting for the agent
 
     std::atomic<bool> closed_flag_{false};  // closed_, readable without state_mutex_
@@ -628,23 +656,47 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     } catch (const error&) {
         node.reset();  // no Node.js here: JavaScript contexts answer that it is unavailable, and why
     }
-    auto request = local::base_request(settings, base, true, node ? node->read_only_paths : std::vector<std::string>{});
+    // E2B's layout: /home/user is the home and the working directory, /tmp a directory of its own; both are
+    // on the workspace's one size-limited tmpfs (mountns.hpp), the only writable places besides /dev/shm.
+    local::FilesystemAdditions filesystem;
+    if (node) filesystem.read_only_paths = node->read_only_paths;
+    filesystem.home_directory = kHome;
+    filesystem.login_shell = "/bin/bash";
+    auto request = local::base_request(settings, base, true, filesystem);
     auto& plan = request.plan;
 
-    // The agent is the program; it deletes its file once started. E2B's home directory is a link to the
-    // workspace, which stays the only writable, size-limited place.
-    local::add_workspace_link(plan.mount_steps, kHome);
+    // The agent is the program; it deletes its file once started.
     plan.working_directory = kHome;
     plan.program_path = kAgentPath;
     plan.program_source = agent_source;
     plan.arguments = {plan.executable, "-I", "-B", "-u", plan.program_path};  // the template's Python, if any
-    for (auto& variable : plan.environment)
-        if (variable.rfind("HOME=", 0) == 0) variable = std::string("HOME=") + kHome;
-    plan.environment.push_back(std::string("E2BEVAL_AGENT_HOME=") + kHome);
+    // What E2B's envd gives every command: HOME, USER and LOGNAME of its user (the agent passes them on).
+    // The sudo that grants nothing comes last on PATH; sudo_shim_steps covers any other sudo.
+    bool path_extended = false;
+    std::vector<std::string> program_directories;
+    for (auto& variable : plan.environment) {
+        if (variable.rfind("HOME=", 0) == 0) variable = "HOME=" + std::string(kHome);
+        if (variable.rfind("PATH=", 0) == 0) {
+            if (!path_extended) variable += ":" + std::string(local::kSudoShimDirectory);
+            path_extended = true;
+            const auto directories = local::path_directories(std::string_view(variable).substr(5));
+            program_directories.insert(program_directories.end(), directories.begin(), directories.end());
+        }
+    }
+    plan.environment.push_back("LOGNAME=user");
+    plan.environment.push_back("E2BEVAL_AGENT_HOME=" + std::string(kHome));
+    const auto sudo = local::sudo_shim_steps(program_directories);
+    local::insert_before_entering_root(plan.mount_steps, sudo.before_entering_root);
+    plan.mount_steps.insert(plan.mount_steps.end(), sudo.after_entering_root.begin(), sudo.after_entering_root.end());
     // Every session starts its default Python context before it reports ready, so its first cell pays only for
     // itself; a pooled session is then fully warm when handed out, and pooled and fresh sessions look alike.
     plan.environment.push_back("E2BEVAL_AGENT_DEFAULT_CONTEXT=python");
     if (node) plan.environment.push_back("E2BEVAL_NODE=" + local::path_inside(node->executable));
+    // Python cells run in IPython's shell only in a template that has IPython (code-interpreter-v1 does); the
+    // default environment is the host's own interpreter, whose packages vary from host to host, so it always
+    // gets the plain kernel and a session behaves the same everywhere (docs/sessions.md, "IPython").
+    if (!local::sandbox_python(settings.python, options.template_name).key.empty())
+        plan.environment.push_back("E2BEVAL_AGENT_KERNEL=ipython");
 
     // A session lives for minutes: no CPU-time cap (its lifetime is the timeout) and, when a cgroup limits
     // the memory of the whole tree, no address-space cap either (Node reserves far more than it uses).
@@ -675,11 +727,9 @@ local::SupervisionRequest session_request(const LocalSandbox::Settings& settings
     plan.environment.push_back("E2BEVAL_AGENT_SECCOMP=" + hex(local::encode_warm_settings(child_settings)));
     plan.environment.push_back("E2BEVAL_AGENT_LIMITS=" + hex(local::encode_warm_steps(child_limits)));
     plan.environment.push_back(std::string("E2BEVAL_AGENT_STEPS=") + kAgentStepsPath);
-    auto enter_root = std::find_if(plan.mount_steps.begin(), plan.mount_steps.end(),
-                                   [](const local::MountStep& step) { return step.kind == local::MountStep::Kind::enter_root; });
-    if (enter_root == plan.mount_steps.end()) throw sandbox_error("the session's root filesystem has no pivot step");
-    plan.mount_steps.insert(enter_root, local::MountStep{local::MountStep::Kind::file, {}, enter_root->target + kAgentStepsPath,
-                                                         std::string(local::warm_steps_library()), 0600});
+    local::insert_before_entering_root(
+        plan.mount_steps, {local::MountStep{local::MountStep::Kind::file, {}, local::path_while_assembling(kAgentStepsPath),
+                                            std::string(local::warm_steps_library()), 0600}});
     plan.seccomp_filter.clear();
     plan.seccomp_reports_denials = false;
     plan.finalize();
@@ -698,6 +748,9 @@ std::shared_ptr<local::PoolableSession> local::start_session(const LocalSandbox:
 std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& options) {
     if (options.timeout.count() <= 0) throw input_error("a session's timeout must be positive (seconds until it is killed)");
     local::check_limits_and_environment(options.limits, options.env);
+    // The template first: an unknown one is refused before anything starts, and the built-in one is built on its
+    // first use with this sandbox's Python.
+    local::sandbox_python(settings_->python, options.template_name);
     if (auto pooled = session_pool_->take(options)) {
         sessions_->add(pooled);
         return pooled;
@@ -714,6 +767,7 @@ std::shared_ptr<Session> LocalSandbox::create_session(const SessionOptions& opti
 
 void LocalSandbox::keep_sessions_ready(const SessionOptions& options) {
     local::check_limits_and_environment(options.limits, options.env);
+    local::sandbox_python(settings_->python, options.template_name);
     session_pool_->keep_ready(options);
 }
 

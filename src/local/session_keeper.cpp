@@ -70,7 +70,7 @@ SessionKeeper::SessionKeeper() : state_(std::make_shared<State>()) {
     std::thread([state = state_] { state->run(); }).detach();
     // A script that just ends (no kill()) exits with its sessions alive. Their processes would die with the
     // keeper thread (PR_SET_PDEATHSIG), but nothing would remove their cgroups: end them here instead.
-    // (A SIGKILLed owner runs nothing; the next e2beval start sweeps its cgroups, see cgroup.hpp.)
+    // (A SIGKILLed owner runs nothing; its cgroup reaper removes their cgroups, see cgroup_reaper.hpp.)
     std::atexit([] { SessionKeeper::instance().end_all_sessions(); });
 }
 

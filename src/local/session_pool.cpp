@@ -34,7 +34,7 @@ std::string pool_key(const SessionOptions& options) {
     // A template's sessions are kept per build: one rebuilt under the same name never hands out the old one's.
     // An unknown template throws input_error here, naming the known ones.
     if (!is_default_template(options.template_name))
-        key += options.template_name + "@" + find_template(options.template_name).build_id;
+        key += options.template_name + "@" + resolve_template(options.template_name).build_id;
     return key;
 }
 

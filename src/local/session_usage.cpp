@@ -49,7 +49,7 @@ SessionUsage measure_session_usage(const InteractiveSandbox& sandbox, const Limi
     }
     // The workspace is a tmpfs in the sandbox's own mount namespace, so the host reaches it through the root
     // of the sandbox's init (the host owns the sandbox's user namespace, which grants that access). Its size
-    // is the session's workspace limit.
+    // is the session's workspace limit; /tmp and /home/user are two directories of it, so either gives both.
     struct statvfs workspace {};
     if (sandbox.pid > 0 && ::statvfs(("/proc/" + std::to_string(sandbox.pid) + "/root/tmp").c_str(), &workspace) == 0) {
         const std::uint64_t block = workspace.f_frsize ? workspace.f_frsize : workspace.f_bsize;

@@ -23,6 +23,10 @@ struct MountStep {
         bind_device,     // attach the host device node `source` at `target` (nosuid, noexec, not nodev)
         proc,            // fresh procfs of the sandbox's pid namespace at `target`
         symlink,         // `target` -> `data`
+        exact_directory, // mkdir `target` with exactly `mode` (the umask aside: /tmp's 01777)
+        bind_inside,     // bind `source`, a path already in the new root, at `target` (same flags as its mount)
+        cover_existing,  // after enter_root: bind the file `source` over `target` if that is a regular file
+        detach,          // lazily unmount `target` and remove the directory it was mounted on
         enter_root,      // pivot into `target`, detach the host's root, remount the new root read-only
     };
     Kind kind;

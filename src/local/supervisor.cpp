@@ -630,8 +630,8 @@ private:
                 case Outcome::timeout:
                     return set(Outcome::timeout, "killed after the " + seconds_text(limits_.wall_time) + " wall-clock limit");
                 case Outcome::output_limit:
-                    return set(Outcome::output_limit, "killed after writing more than " + std::to_string(limits_.output_bytes) +
-                                                          " bytes to " + (result_.stdout_truncated ? "stdout" : "stderr"));
+                    return set(Outcome::output_limit,
+                               output_limit_detail(limits_.output_bytes, result_.stdout_truncated ? "stdout" : "stderr"));
                 case Outcome::seccomp_violation:
                     return set(Outcome::seccomp_violation, "killed at a denied system call: " + denied_list());
                 case Outcome::cpu_limit:

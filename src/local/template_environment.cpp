@@ -28,7 +28,8 @@ SandboxPython sandbox_python(const InterpreterInfo& default_python, const std::s
     };
     static std::map<std::string, Used> used;  // by directory and build id
 
-    const auto manifest = find_template(template_name);  // throws input_error listing the known ones
+    // A built template, or the built-in one (built first on its first use): throws input_error listing the known ones.
+    const auto manifest = resolve_template(template_name, default_python.executable);
     const std::string key = manifest.name + "@" + manifest.build_id;
     std::lock_guard lock(mutex);
     const auto cache_key = manifest.directory.string() + "@" + manifest.build_id;
@@ -40,7 +41,7 @@ SandboxPython sandbox_python(const InterpreterInfo& default_python, const std::s
                             "; rebuild template '" + template_name + "' with `e2beval template build`");
     // Removed between finding it and locking it: as unknown as if it had been removed before.
     std::error_code ec;
-    if (!fs::is_regular_file(manifest.directory / "manifest.json", ec)) find_template(template_name);
+    if (!fs::is_regular_file(manifest.directory / "manifest.json", ec)) find_template(manifest.name);
 
     SandboxPython python;
     python.info = discover_python(manifest.python().string());

@@ -18,8 +18,9 @@ struct SandboxPython {
     std::string bin_directory;  // the virtualenv's bin/ (host path), first on the sandbox's PATH; "" by default
 };
 
-// `template_name` empty (or "base", "code-interpreter-v1") is the default environment, `default_python`. Else the
-// built template of that name; throws input_error listing the known ones when there is none. This process keeps
+// `template_name` empty (or "base", "e2beval") is the default environment, `default_python`. Else the built
+// template of that name, or the built-in one ("code-interpreter-v1", built with `default_python` on its first
+// use: resolve_template); throws input_error listing the known ones when there is none. This process keeps
 // a shared lock on every template it used until it exits, so a template removed meanwhile keeps its files for
 // the sandboxes that still run with it (remove_template deletes them once nobody holds the lock).
 SandboxPython sandbox_python(const InterpreterInfo& default_python, const std::string& template_name);

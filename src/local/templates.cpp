@@ -21,6 +21,7 @@
 #include "e2beval/core/error.hpp"
 #include "local/fd.hpp"
 #include "local/template_builder.hpp"
+#include "local/template_build.hpp"
 
 extern char** environ;
 
@@ -69,6 +70,7 @@ TemplateManifest read_manifest(const fs::path& directory) {
     manifest.python_version = string_field(object, "python_version");
     manifest.base_python = string_field(object, "base_python");
     manifest.requirements_hash = string_field(object, "requirements_hash");
+    manifest.requirements = string_field(object, "requirements");
     manifest.build_id = string_field(object, "build_id");
     manifest.built_at = string_field(object, "built_at");
     if (const auto* packages = object.if_contains("packages"); packages && packages->is_object())
@@ -94,6 +96,10 @@ void check_name(const std::string& name) {
                           "': use 1 to 64 letters, digits, '-', '_' or '.', not starting with '.' or '-'");
     if (is_default_template(name))
         throw input_error("'" + name + "' names the default environment (as E2B's own template does); choose another name");
+    if (!builtin_template_name(name).empty())
+        throw input_error("'" + name + "' names e2beval's built-in template " + kCodeInterpreterTemplate +
+                          " (E2B's code-interpreter packages); build it with `e2beval template build " + kCodeInterpreterTemplate +
+                          "` (no -r), or build yours under another name");
 }
 
 std::string known_list() {
@@ -123,7 +129,7 @@ std::string random_suffix() {
 
 fs::path templates_directory() { return cache_directory() / "templates"; }
 
-bool is_default_template(const std::string& name) { return name.empty() || name == "base" || name == "code-interpreter-v1"; }
+bool is_default_template(const std::string& name) { return name.empty() || name == "base" || name == "e2beval"; }
 
 std::vector<TemplateManifest> list_templates() {
     std::vector<TemplateManifest> found;
@@ -167,6 +173,10 @@ bool remove_template(const std::string& name) {
 
 TemplateManifest build_template(const TemplateBuildOptions& options) {
     check_name(options.name);
+    return local::run_template_builder(options);
+}
+
+TemplateManifest local::run_template_builder(const TemplateBuildOptions& options) {
     std::error_code ec;
     if (!fs::is_regular_file(options.requirements, ec))
         throw input_error("requirements file '" + options.requirements.string() + "' does not exist; give a pip requirements file");
@@ -192,8 +202,14 @@ TemplateManifest build_template(const TemplateBuildOptions& options) {
     for (auto& argument : command) argv.push_back(argument.data());
     argv.push_back(nullptr);
     pid_t pid = -1;
-    // stdout and stderr are ours: pip's log is the build's progress display.
-    if (const int failed = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); failed != 0)
+    // stderr is ours: pip's log is the build's progress display. So is stdout, made stderr too: what a command
+    // prints on stdout (`e2beval serve`'s export lines, `--json`) stays its own.
+    posix_spawn_file_actions_t actions;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+    const int failed = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    ::posix_spawn_file_actions_destroy(&actions);
+    if (failed != 0)
         throw sandbox_error("cannot run `" + python + "` to build template '" + options.name + "': " + std::strerror(failed) +
                             "; give a working Python with --python");
     int status = 0;

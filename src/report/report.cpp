@@ -297,7 +297,7 @@ ReportData from_json_lines(const std::string& content, const std::filesystem::pa
         ++number;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         boost::system::error_code ec;
-        auto value = json::parse(line, ec);
+        auto value = parse_json(line, LoneSurrogates::as_escape_text, ec);
         if (ec || !value.is_object())
             throw input_error(input.string() + " is not JSON (line " + std::to_string(number) +
                               " is not a JSON object); give a metrics directory, promptfoo's `-o out.json` (or .jsonl), "
@@ -359,7 +359,7 @@ MetricsCollection load_metrics(const std::filesystem::path& directory) {
         std::stringstream content;
         content << in.rdbuf();
         boost::system::error_code parse_error;
-        const auto value = json::parse(content.str(), parse_error);
+        const auto value = parse_json(content.str(), LoneSurrogates::as_escape_text, parse_error);
         if (parse_error || !value.is_object()) {
             collection.skipped.push_back(file.filename().string() + ": not a JSON object");
             continue;
@@ -481,7 +481,9 @@ ReportData load_every_run(const std::filesystem::path& input) {
     if (content.find_first_not_of(" \t\r\n") == std::string::npos)
         throw input_error(input.string() + " is empty; give a metrics directory or promptfoo's `-o out.json`");
     boost::system::error_code parse_error;
-    const auto document = json::parse(content, parse_error);
+    // Python's json.load reads what promptfoo and Python write, lone surrogate escapes (\udcff) included: so does
+    // this, and the report shows such text escaped, as it was written.
+    const auto document = parse_json(content, LoneSurrogates::as_escape_text, parse_error);
     if (parse_error) return from_json_lines(content, input);  // JSONL: promptfoo's or metrics records
     if (promptfoo_results(document)) return report_from_promptfoo(document, input.string());
     if (document.is_object() && looks_like_promptfoo_result(document.get_object()))  // JSONL with one line

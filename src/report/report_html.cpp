@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <sstream>
 
 #include "e2beval/core/error.hpp"
+#include "e2beval/core/types.hpp"
 #include "e2beval/report/report.hpp"
 #include "report/report_charts.hpp"
 #include "report/report_images.hpp"
@@ -257,6 +259,15 @@ std::string cases_block(const ReportRow& row) {
 constexpr std::size_t kRowReasonChars = 300;
 const std::string& row_reason(const ReportRow& row) { return row.error.empty() ? row.reason : row.error; }
 
+// The row's reason cell: its first line; when that cuts it, the whole reason is its tooltip (title) as well as in
+// the details below, so it can be read whole without the script too.
+std::string reason_cell(const ReportRow& row) {
+    const auto& full = row_reason(row);
+    const auto shown = report_markup::first_line(full, kRowReasonChars);
+    return "<td class=\"reason\"" + (shown == full ? std::string() : " title=\"" + report_markup::escape_attribute(full) + "\"") + ">" +
+           escape(shown);
+}
+
 std::string row_details(const ReportRow& row) {
     std::string html;
     const auto& shown = row_reason(row);
@@ -285,6 +296,14 @@ std::string row_details(const ReportRow& row) {
     html += pre_block("model output", row.model_output);
     if (html.empty()) html = "<div class=\"note\">The source recorded nothing more about this result.</div>";
     return html;
+}
+
+// Whether a row's code ran in a sandbox: its outcome is one an execution ends with (ok, exit_nonzero, timeout, the
+// limits, seccomp). Rows from other graders than e2beval ("unknown") are shown with the time their source gives.
+bool ran(const ReportRow& row) {
+    if (row.outcome == "unknown") return true;
+    const auto outcome = outcome_from_string(row.outcome);
+    return outcome && *outcome != Outcome::sandbox_error && *outcome != Outcome::cancelled;
 }
 
 std::string charts_section(const ReportData& data, const ReportSummary& summary) {
@@ -325,14 +344,32 @@ std::string charts_section(const ReportData& data, const ReportSummary& summary)
          << horizontal_bars("outcome breakdown", outcome_bars, largest, false)
          << legend({{kPassColor, "passed"}, {kFailColor, "failed"}}) << "</figure>\n";
 
+    // A test whose code never ran (blocked, no code, an invalid test, an error) has no runtime: plotted as 0 s it
+    // would read as a very fast run. Those are counted below the chart instead, by why they did not run.
     std::vector<std::pair<double, bool>> runtimes, memories;
+    std::map<std::string, std::size_t> not_run;
     for (const auto& row : data.rows) {
-        runtimes.emplace_back(row.runtime_s, row.success);
+        if (ran(row)) runtimes.emplace_back(row.runtime_s, row.success);
+        else ++not_run[row.outcome.empty() ? "unknown" : row.outcome];
         if (row.memory_mb) memories.emplace_back(*row.memory_mb, row.success);
     }
-    html << "<figure id=\"chart-runtime\"><h3>Runtime distribution</h3>\n"
-         << histogram_chart("runtime histogram", "runtime (s)", make_histogram(runtimes, 12))
-         << legend({{kPassColor, "passed"}, {kFailColor, "failed"}}) << "</figure>\n";
+    html << "<figure id=\"chart-runtime\"><h3>Runtime distribution</h3>\n";
+    if (runtimes.empty())
+        html << "<div class=\"note\">No test's code ran, so there is no runtime to show.</div>";
+    else
+        html << histogram_chart("runtime histogram", "runtime (s)", make_histogram(runtimes, 12))
+             << legend({{kPassColor, "passed"}, {kFailColor, "failed"}});
+    if (!not_run.empty()) {
+        std::size_t total = 0;
+        std::string reasons;
+        for (const auto& [outcome, count] : not_run) {
+            total += count;
+            reasons += (reasons.empty() ? "" : ", ") + outcome + " " + std::to_string(count);
+        }
+        html << "<div class=\"legend\" id=\"runtime-not-run\">" << total << (total == 1 ? " test is" : " tests are")
+             << " not plotted: " << (total == 1 ? "its" : "their") << " code never ran (" << escape(reasons) << ")</div>";
+    }
+    html << "</figure>\n";
     html << "<figure id=\"chart-memory\"><h3>Peak memory distribution</h3>\n";
     if (memories.empty())
         html << "<div class=\"note\">This source recorded no peak memory (the local sandbox measures it with cgroups; "
@@ -416,7 +453,7 @@ std::string results_section(const ReportData& data, const ReportSummary& summary
              << numeric_cell(row.score.value_or(-1), row.score ? fixed(*row.score, 2) : "–") << text_cell(row.outcome)
              << numeric_cell(row.runtime_s, fixed(row.runtime_s, 3))
              << numeric_cell(row.memory_mb.value_or(-1), row.memory_mb ? fixed(*row.memory_mb, 1) : "–")
-             << "<td class=\"reason\">" << escape(report_markup::first_line(row_reason(row), kRowReasonChars))
+             << reason_cell(row)
              << "<button type=\"button\" class=\"toggle\" aria-expanded=\"false\" aria-controls=\"" << detail_id
              << "\">details</button></td></tr>\n<tr class=\"detail\" id=\"" << detail_id << "\" hidden><td colspan=\"" << kColumns
              << "\">" << row_details(row) << "</td></tr></tbody>\n";
@@ -438,7 +475,11 @@ std::string render_html(const ReportData& data) {
          << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          << "<meta name=\"generator\" content=\"e2beval report\">\n"
          << "<title>e2beval report: " << summary.passed << " of " << summary.total << " passed</title>\n"
-         << "<style>" << kStyle << "</style>\n</head>\n<body>\n";
+         << "<style>" << kStyle << "</style>\n"
+         // Where scripts do not run (a viewer that strips them, a mail client), every result's details are shown
+         // open: nothing the report holds is out of reach.
+         << "<noscript><style>tr.detail[hidden] { display: table-row; } button.toggle { display: none; }</style></noscript>\n"
+         << "</head>\n<body>\n";
     html << "<h1>e2beval report</h1>\n<p class=\"source\">" << escape(source_description(data)) << " <code>"
          << escape(data.source) << "</code> · generated " << escape(utc_now()) << "</p>\n";
     if (const auto runs = describe_runs(data); !runs.empty())

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <thread>
 
 #include <boost/json.hpp>
@@ -13,6 +12,7 @@
 #include <boost/url/url_view.hpp>
 
 #include "e2beval/core/error.hpp"
+#include "e2beval/local/templates.hpp"
 #include "server/access_token.hpp"
 #include "server/plan.hpp"
 #include "server/request_json.hpp"
@@ -25,11 +25,15 @@ namespace urls = boost::urls;
 
 namespace {
 
-// The names of the default environment (Python, Node and bash). Any other name must be a template built with
-// `e2beval template build` (docs/templates.md); an unknown one is refused with E2B's 404 rather than silently
-// served by something it did not ask for.
-const std::set<std::string, std::less<>> kTemplates = {"base", "code-interpreter-v1", "code-interpreter", "code-interpreter-beta",
-                                                        "e2beval"};
+// The local template a create's templateID names (docs/templates.md): E2B's code-interpreter names
+// ("code-interpreter-v1", the SDKs' default) are the built-in template with E2B's packages, built before the
+// server listened — or the bare default environment under `--bare-code-interpreter`; "base" and "e2beval" are
+// the default environment; any other name must be a template built with `e2beval template build`, and an
+// unknown one is refused with E2B's 404 rather than silently served by something it did not ask for.
+std::string local_template(const ServerOptions& options, const std::string& template_id) {
+    if (!builtin_template_name(template_id).empty()) return options.bare_code_interpreter ? "" : kCodeInterpreterTemplate;
+    return template_id;
+}
 constexpr const char* kClientId = "e2beval";
 constexpr std::size_t kDefaultPageSize = 100;
 constexpr std::size_t kMaxPageSize = 1000;
@@ -190,7 +194,7 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
     options.metadata = std::get<std::map<std::string, std::string>>(std::move(metadata));
     for (auto& [name, value] : std::get<std::map<std::string, std::string>>(std::move(envs))) options.env[name] = value;
     options.isolation.network = internet;
-    if (!kTemplates.contains(template_id)) options.template_name = template_id;
+    options.template_name = local_template(context.options, template_id);
 
     auto served = std::make_shared<ServedSandbox>();
     served->template_id = template_id;
@@ -216,8 +220,8 @@ Plan create_sandbox(ServerContext& context, Exchange& exchange) {
         } catch (const unknown_template_error& error) {
             return error_response(http::status::not_found,
                                   "template '" + served->template_id + "' not found: " + error.what() +
-                                      " (the default environment is named 'code-interpreter-v1', also 'base', "
-                                      "'code-interpreter', 'e2beval')");
+                                      " (E2B's code-interpreter environment is named 'code-interpreter-v1', the bare default "
+                                      "environment 'base')");
         } catch (const input_error& error) {
             return error_response(http::status::bad_request, error.what());
         } catch (const std::exception& error) {

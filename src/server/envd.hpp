@@ -31,6 +31,8 @@ boost::asio::awaitable<void> serve_watch_dir(ServerContext& context, Exchange& e
 // One session request of a unary Connect call: its reply, or the Connect error to answer instead (a failure
 // event by its kind, a sandbox gone mid-call as "unavailable").
 std::variant<boost::json::object, Response> connect_session_call(const std::shared_ptr<ServedSandbox>& sandbox, boost::json::object request);  // envd_filesystem.cpp
+// A session's EntryInfo as filesystem.EntryInfo in proto3 JSON (Stat, ListDir, and watcher events' entries).
+boost::json::object envd_entry_info(const boost::json::object& entry);  // envd_filesystem.cpp
 // process.Process's streams (envd_process.cpp): Start, and Connect to a running process.
 boost::asio::awaitable<void> serve_process_start(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);
 boost::asio::awaitable<void> serve_process_connect(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox);

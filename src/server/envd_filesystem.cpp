@@ -23,11 +23,18 @@ std::string string_of(const json::object& object, std::string_view key) {
     return {};
 }
 
+json::object entry_of_reply(const json::object& reply) {
+    const auto* entry = reply.if_contains("entry");
+    return entry && entry->is_object() ? envd_entry_info(entry->as_object()) : json::object{};
+}
+
+}  // namespace
+
 // A session EntryInfo (snake_case, "file"|"dir"|"symlink") as filesystem.EntryInfo in proto3 JSON (camelCase,
 // enum names, int64 as a string, Timestamp as RFC 3339). A symlink is FILE_TYPE_SYMLINK with its target, the
 // way envd reported links before its is_symlink field (the SDK reads both); a symlink to a directory comes
 // from the session as "dir" with its target and stays a directory, so a client can list into it.
-json::object entry_info(const json::object& entry) {
+json::object envd_entry_info(const json::object& entry) {
     const auto type = string_of(entry, "type");
     json::object info{{"name", string_of(entry, "name")},
                       {"type", type == "dir" ? "FILE_TYPE_DIRECTORY" : type == "symlink" ? "FILE_TYPE_SYMLINK" : "FILE_TYPE_FILE"},
@@ -41,13 +48,6 @@ json::object entry_info(const json::object& entry) {
     if (const auto* target = entry.if_contains("symlink_target"); target && target->is_string()) info["symlinkTarget"] = *target;
     return info;
 }
-
-json::object entry_of_reply(const json::object& reply) {
-    const auto* entry = reply.if_contains("entry");
-    return entry && entry->is_object() ? entry_info(entry->as_object()) : json::object{};
-}
-
-}  // namespace
 
 std::variant<json::object, Response> connect_session_call(const std::shared_ptr<ServedSandbox>& sandbox, json::object request) {
     try {
@@ -95,7 +95,7 @@ Response list_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
         json::array entries;
         if (const auto* listed = reply.if_contains("entries"); listed && listed->is_array())
             for (const auto& entry : listed->as_array())
-                if (entry.is_object()) entries.push_back(entry_info(entry.as_object()));
+                if (entry.is_object()) entries.push_back(envd_entry_info(entry.as_object()));
         return json::object{{"entries", std::move(entries)}};
     });
 }

@@ -35,7 +35,7 @@ bool bool_of(const json::object& object, std::string_view key) {
     return value && value->is_bool() && value->as_bool();
 }
 
-// A session event {"name", "type": "create"|...} as filesystem.FilesystemEvent in proto3 JSON.
+// A session event {"name", "type": "create"|..., "entry"?} as filesystem.FilesystemEvent in proto3 JSON.
 json::object filesystem_event(const json::object& event) {
     const auto type = string_of(event, "type");
     const char* name = type == "create"   ? "EVENT_TYPE_CREATE"
@@ -44,7 +44,9 @@ json::object filesystem_event(const json::object& event) {
                        : type == "rename" ? "EVENT_TYPE_RENAME"
                        : type == "chmod"  ? "EVENT_TYPE_CHMOD"
                                           : "EVENT_TYPE_UNSPECIFIED";
-    return {{"name", string_of(event, "name")}, {"type", name}};
+    json::object message{{"name", string_of(event, "name")}, {"type", name}};
+    if (const auto* entry = event.if_contains("entry"); entry && entry->is_object()) message["entry"] = envd_entry_info(entry->as_object());
+    return message;
 }
 
 json::array filesystem_events(const json::object& reply) {
@@ -56,9 +58,11 @@ json::array filesystem_events(const json::object& reply) {
 }
 
 // The session's watch_start for a CreateWatcherRequest or WatchDirRequest. include_entry and
-// allow_network_mounts are gated above the envd version reported (0.6.3, 0.6.4): the SDKs never send them true.
+// allow_network_mounts are gated above the envd version reported (0.6.3, 0.6.4): the official SDKs never send
+// them true, but includeEntry is served for clients that send it (e2beval's own E2B backend).
 json::object watch_start_request(const json::object& message) {
-    return {{"op", "watch_start"}, {"path", string_of(message, "path")}, {"recursive", bool_of(message, "recursive")}};
+    return {{"op", "watch_start"}, {"path", string_of(message, "path")}, {"recursive", bool_of(message, "recursive")},
+            {"include_entry", bool_of(message, "includeEntry")}};
 }
 
 json::object watcher_request(std::string_view op, const json::object& message) {

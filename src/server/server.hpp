@@ -25,7 +25,10 @@ struct ServerOptions {
     // The backend whose sessions are the sandboxes; it registers them in the registry it is handed, which the
     // server owns.
     std::function<std::unique_ptr<Sandbox>(std::shared_ptr<SessionRegistry>)> make_backend;
-    SessionOptions session_defaults;  // limits and isolation of every sandbox
+    SessionOptions session_defaults;  // limits and isolation of every sandbox (and the template kept ready)
+    // E2B's code-interpreter template names (the SDKs' default "code-interpreter-v1") get the bare default
+    // environment instead of the built-in template with E2B's packages (`--bare-code-interpreter`).
+    bool bare_code_interpreter = false;
     std::chrono::seconds default_timeout{300};  // when a create request names none: the SDKs' documented default
     std::chrono::seconds max_timeout{24 * 3600};
     std::size_t max_body_bytes = 100u << 20;  // larger requests get 413

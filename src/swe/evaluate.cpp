@@ -234,7 +234,9 @@ Verdict evaluate_steps(Sandbox& sandbox, const Instance& instance, const std::st
         verdict.test_statuses = std::move(results.statuses);
 
         // 6. Graded as SWE-bench grades.
-        verdict.report = grade(verdict.test_statuses, instance.fail_to_pass, instance.pass_to_pass);
+        // pytest ids may be SWE-bench's, cut at the first space (grading.hpp); unittest's hold a space by nature.
+        verdict.report = grade(verdict.test_statuses, instance.fail_to_pass, instance.pass_to_pass,
+                               instance.test_framework == "pytest" ? TestIdMatching::cut_at_whitespace : TestIdMatching::exact);
         verdict.resolution = verdict.report.resolution;
         verdict.status = verdict.resolution == Resolution::full ? EvaluationStatus::resolved : EvaluationStatus::unresolved;
         if (verdict.patch.empty() && !run_without_patch) verdict.status = EvaluationStatus::empty_patch;

@@ -29,6 +29,30 @@ json::object to_json(const GradeReport& report) {
             {"PASS_TO_PASS", group(report.pass_to_pass)}};
 }
 
+namespace {
+
+// The instance ids that named tests only once cut at the first whitespace (SWE-bench's ids), each with the
+// tests it named and what it counted as; `shared` when it named several.
+json::array cut_test_ids(const GradeReport& report) {
+    json::array ids;
+    for (const auto& cut : report.cut_ids) {
+        json::object tests;
+        for (const auto& [test, status] : cut.tests) tests[test] = to_string(status);
+        ids.emplace_back(json::object{{"test", cut.test},
+                                      {"group", cut.group},
+                                      {"status", to_string(cut.status)},
+                                      {"shared", cut.tests.size() > 1},
+                                      {"counted_as", cut.tests.size() > 1
+                                                         ? "one test, passed only if each of them passed (PASSED or XFAIL), "
+                                                           "else with the worst of their statuses (FAILED, ERROR, SKIPPED)"
+                                                         : "the one test whose id begins with it"},
+                                      {"tests", std::move(tests)}});
+    }
+    return ids;
+}
+
+}  // namespace
+
 json::object to_json(const Verdict& verdict) {
     json::object statuses;
     for (const auto& [test, status] : verdict.test_statuses) statuses[test] = to_string(status);
@@ -51,6 +75,7 @@ json::object to_json(const Verdict& verdict) {
         {"suite_completed", verdict.suite_completed},
         {"integrity", std::move(integrity)},
         {"tests_status", to_json(verdict.report)},
+        {"cut_test_ids", cut_test_ids(verdict.report)},
         {"test_statuses", std::move(statuses)},
         {"test_log", verdict.test_log},
         {"error", verdict.error.empty() ? json::value(nullptr) : json::value(verdict.error)},

@@ -70,8 +70,11 @@ struct TlsServe {
         REQUIRE(::pipe(out) == 0);
         const auto binary = serve_binary().string();
         const auto cert = (d / "server.pem").string(), private_key = (d / "server.key").string();
+        // --bare-code-interpreter: these tests are about the client, and scripts/test.sh runs them while it builds the
+        // template code-interpreter-v1 in the background (a server's start would wait for that build).
         std::vector<std::string> argv_text = {binary, "serve", "--port", "0", "--api-key", key, "--max-sandboxes", "8",
-                                              "--creation-rate", "50", "--ready-sandboxes", "0", "--tls-cert", cert, "--tls-key", private_key};
+                                              "--creation-rate", "50", "--ready-sandboxes", "0", "--tls-cert", cert, "--tls-key", private_key,
+                                              "--bare-code-interpreter"};
         std::vector<char*> argv;
         for (auto& argument : argv_text) argv.push_back(argument.data());
         argv.push_back(nullptr);

@@ -41,3 +41,36 @@ TEST_CASE("to_json_text matches boost::json::serialize for everything but double
     const json::value verdict = {{"pass", true}, {"score", 0.4117647058823529}, {"cases", json::array{1.0, 2}}};
     CHECK(to_json_text(verdict) == R"({"pass":true,"score":0.4117647058823529,"cases":[1.0,2]})");
 }
+
+// Python's json module writes a str holding a lone surrogate as the escape \udcff: legal JSON, no character.
+TEST_CASE("parse_json reads lone surrogate escapes as text or as their bytes, and keeps pairs and escaped backslashes") {
+    using e2beval::LoneSurrogates;
+    boost::system::error_code ec;
+    std::size_t found = 0;
+    const std::string text = R"({"a": "caf\udcff", "pair": "\ud83d\ude00", "not": "\\udcff", "high": "\ud800x"})";
+    CHECK(json::parse(text, ec).is_null());
+    CHECK(ec);  // what Boost.JSON says alone
+
+    ec = {};
+    const auto escaped = e2beval::parse_json(text, LoneSurrogates::as_escape_text, ec, &found);
+    REQUIRE_FALSE(ec);
+    CHECK(found == 2);
+    CHECK(escaped.at("a").as_string() == "caf\\udcff");
+    CHECK(escaped.at("pair").as_string() == "\xF0\x9F\x98\x80");  // a pair is one character, untouched
+    CHECK(escaped.at("not").as_string() == "\\udcff");            // an escaped backslash, not an escape
+    CHECK(escaped.at("high").as_string() == "\\ud800x");
+    CHECK_FALSE(e2beval::find_invalid_text(escaped, ""));
+
+    const auto bytes = e2beval::parse_json(text, LoneSurrogates::as_wtf8, ec, &found);
+    REQUIRE_FALSE(ec);
+    CHECK(bytes.at("a").as_string() == "caf\xED\xB3\xBF");  // Python's "surrogatepass" bytes
+    const auto invalid = e2beval::find_invalid_text(bytes, "vars");
+    REQUIRE(invalid);
+    CHECK(invalid->path == "vars.a");
+    CHECK(invalid->shown == "\\udcff");
+    CHECK(e2beval::find_invalid_text(json::parse(R"({"x": [1, "ok", {"y": "z"}]})"), "vars") == std::nullopt);
+
+    ec = {};
+    e2beval::parse_json(R"({"a": "caf\udcff")", LoneSurrogates::as_escape_text, ec);
+    CHECK(ec);  // everything else is as strict as before
+}

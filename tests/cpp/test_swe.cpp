@@ -87,6 +87,43 @@ TEST_CASE("grading: FULL, PARTIAL and NONE as SWE-bench grades, a missing test c
     CHECK(grade(statuses, {"f1"}, {"gone"}).pass_to_pass.failure.front().status == "missing");
 }
 
+TEST_CASE("grading SWE-bench's ids, cut at the first space: each names the tests whose ids begin so") {
+    const TestStatusMap statuses = {
+        {"t.py::test_h[employee_salary-Employee salary]", TestStatus::passed},
+        {"t.py::test_h[employee_id-Employee]", TestStatus::passed},
+        {"t.py::test_p[Test with + sign-x]", TestStatus::passed},         // two tests share "t.py::test_p[Test"
+        {"t.py::test_p[Test with malformed utf8-y]", TestStatus::passed},
+        {"t.py::test_t[david's code-D]", TestStatus::passed},             // and two "t.py::test_t[david's"
+        {"t.py::test_t[david's Code-D]", TestStatus::failed},
+        {"t.py::test_s[a b]", TestStatus::skipped},
+        {"t.py::test_s[a c]", TestStatus::xfail},
+        {"t.py::test_x[full id]", TestStatus::passed},
+    };
+    using e2beval::swe::TestIdMatching;
+    const std::vector<std::string> fail_to_pass{"t.py::test_h[employee_salary-Employee", "t.py::test_h[employee_id-Employee]"};
+    // Exact ids, as before: the cut ones are missing.
+    CHECK(grade(statuses, fail_to_pass, {}).resolution == Resolution::partial);
+    const auto graded = grade(statuses, fail_to_pass, {"t.py::test_p[Test", "t.py::test_x[full id]"}, TestIdMatching::cut_at_whitespace);
+    CHECK(graded.resolution == Resolution::full);
+    REQUIRE(graded.cut_ids.size() == 2);  // the ids matched whole are not listed
+    CHECK(graded.cut_ids[0].test == "t.py::test_h[employee_salary-Employee");
+    CHECK(graded.cut_ids[0].group == "FAIL_TO_PASS");
+    CHECK(graded.cut_ids[0].tests.size() == 1);
+    CHECK(graded.cut_ids[1].test == "t.py::test_p[Test");
+    CHECK(graded.cut_ids[1].tests.size() == 2);
+    CHECK(graded.cut_ids[1].status == TestStatus::passed);
+    // Shared by a passing and a failing test: failed, as SWE-bench's parser keeps the failure (listed last).
+    const auto mixed = grade(statuses, fail_to_pass, {"t.py::test_t[david's"}, TestIdMatching::cut_at_whitespace);
+    CHECK(mixed.resolution == Resolution::none);
+    CHECK(mixed.pass_to_pass.failure.front().status == "FAILED");
+    CHECK(mixed.cut_ids.back().status == TestStatus::failed);
+    // Skipped and xfailed together: not every one passed, so the worst (SKIPPED) counts.
+    CHECK(grade(statuses, {"t.py::test_s[a"}, {}, TestIdMatching::cut_at_whitespace).fail_to_pass.failure.front().status == "SKIPPED");
+    // A cut id no test begins with is missing; a part of an id that is not cut at a space names nothing.
+    CHECK(grade(statuses, {"t.py::test_q[x"}, {}, TestIdMatching::cut_at_whitespace).resolution == Resolution::none);
+    CHECK(grade(statuses, {"t.py::test_h[employee_id-Empl"}, {}, TestIdMatching::cut_at_whitespace).resolution == Resolution::none);
+}
+
 TEST_CASE("instances take SWE-bench's fields, FAIL_TO_PASS given as JSON text too") {
     boost::json::object object{{"instance_id", "x__1"}, {"repo", "r"}, {"base_commit", "abc"},
                                {"FAIL_TO_PASS", "[\"t.py::a\"]"}, {"PASS_TO_PASS", boost::json::array{"t.py::b"}}};

@@ -77,3 +77,9 @@ TEST_CASE("preview stays on one line and marks a cut with an ellipsis") {
     CHECK(e2beval::preview("bad \xFF byte") == "bad \xEF\xBF\xBD byte");
     CHECK(e2beval::preview("") == "");
 }
+
+TEST_CASE("shown_invalid_utf8 writes a surrogate's bytes as its escape, other bytes as \\x") {
+    CHECK(e2beval::shown_invalid_utf8("ab\xED\xB3\xBF", 2) == "\\udcff");
+    CHECK(e2beval::shown_invalid_utf8("caf\xe9", 3) == "\\xe9");
+    CHECK(e2beval::shown_invalid_utf8("\xE2\x82", 0) == "\\xe2\\x82");
+}

@@ -133,6 +133,26 @@ def test_eval_keeps_good_results_when_an_entry_is_broken(tmp_path):
     assert report["results"][0]["verdict"]["reason"] == "Correct output: 120"
 
 
+def test_eval_runs_every_entry_of_a_json_suite_when_one_holds_a_lone_surrogate(tmp_path):
+    """Issue 38, row 5: json.dump writes a str holding a lone surrogate as the escape \\udcff, legal JSON; the entry
+    that holds one is an ERROR row naming where, and every other test runs, in a .json suite as in .jsonl."""
+    good = tutorial_suite()[0]
+    broken_output = dict(good, id="broken-output", output=good["output"] + "\udcff")
+    broken_vars = dict(good, id="broken-vars", vars=dict(good["vars"], expected_output="12\udcff"))
+    for name, dump in (("suite.json", lambda tests: json.dumps({"tests": tests})),
+                       ("suite.jsonl", lambda tests: "\n".join(json.dumps(test) for test in tests) + "\n")):
+        suite = tmp_path / name
+        suite.write_text(dump([good, broken_output, broken_vars, dict(good, id="last")]))
+        assert "\\udcff" in suite.read_text()
+        result = run("eval", "--json", "--no-metrics", str(suite), cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        rows = json.loads(result.stdout)["results"]
+        assert [row["result"] for row in rows] == ["PASS", "ERROR", "ERROR", "PASS"], (name, rows)
+        assert rows[1]["error"].startswith("`output` holds \\udcff, a lone surrogate"), rows[1]["error"]
+        assert rows[2]["error"].startswith("`vars.expected_output` holds \\udcff, a lone surrogate"), rows[2]["error"]
+        assert [row["id"] for row in rows] == [good["id"], "broken-output", "broken-vars", "last"]
+
+
 def test_eval_and_report_bad_files(tmp_path):
     missing = run("eval", str(tmp_path / "none.json"))
     assert missing.returncode == 2 and b"does not exist" in missing.stderr
@@ -235,7 +255,8 @@ def test_eval_humaneval_with_samples_and_jobs(tmp_path):
         json.dumps({"task_id": "HumanEval/2", "completion": "    return number % 1.0\n"}) + "\n"
         + json.dumps({"task_id": "HumanEval/2", "completion": "    return 0.0\n"}) + "\n"
     )
-    result = run("eval", "--humaneval", str(HUMANEVAL), "--samples", str(samples), "--jobs", "2", "--k", "1,2")
+    result = run("eval", "--humaneval", str(HUMANEVAL), "--samples", str(samples), "--jobs", "2", "--k", "1,2",
+                 cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     out = result.stdout.decode()
     assert "1 tasks, 2 samples, 1 passed, 1 failed" in out
@@ -243,10 +264,57 @@ def test_eval_humaneval_with_samples_and_jobs(tmp_path):
     written = [json.loads(line) for line in (tmp_path / "samples.jsonl_results.jsonl").read_text().splitlines()]
     assert [row["passed"] for row in written] == [True, False]
     assert written[1]["result"] == "failed: AssertionError"
-    bad = run("eval", "--humaneval", str(HUMANEVAL), "--k", "0")
+    bad = run("eval", "--humaneval", str(HUMANEVAL), "--k", "0", cwd=tmp_path)
     assert bad.returncode == 2 and b"--k expects positive whole numbers" in bad.stderr
-    both = run("eval", "--humaneval", str(HUMANEVAL), "suite.json")
+    both = run("eval", "--humaneval", str(HUMANEVAL), "suite.json", cwd=tmp_path)
     assert both.returncode == 2 and b"not both" in both.stderr
+
+
+TWO_TASKS = [
+    {"task_id": "Tiny/0", "prompt": "def add(a, b):\n", "canonical_solution": "    return a + b\n",
+     "test": "def check(candidate):\n    assert candidate(2, 3) == 5\n", "entry_point": "add"},
+    {"task_id": "Tiny/1", "prompt": "def neg(a):\n", "canonical_solution": "    return -a\n",
+     "test": "def check(candidate):\n    assert candidate(4) == -4\n", "entry_point": "neg"},
+]
+
+
+def test_eval_humaneval_writes_metrics_and_the_report_as_for_suites(tmp_path):
+    """Issue 38, row 6: --results-dir and --report apply to --humaneval as to a suite; options that cannot apply
+    are refused by name instead of ignored."""
+    dataset = tmp_path / "tiny.jsonl"
+    dataset.write_text("".join(json.dumps(task) + "\n" for task in TWO_TASKS))
+    samples = tmp_path / "model-x.jsonl"
+    samples.write_text(json.dumps({"task_id": "Tiny/0", "completion": "    return a + b\n"}) + "\n" +
+                       json.dumps({"task_id": "Tiny/0", "completion": "    return a - b\n"}) + "\n" +
+                       json.dumps({"task_id": "Tiny/1", "completion": "    return -a\n"}) + "\n" +
+                       json.dumps({"task_id": "Tiny/1", "completion": "    return -a\n"}) + "\n")
+    result = run("eval", "--humaneval", str(dataset), "--samples", str(samples), "--k", "1,2",
+                 "--results-dir", str(tmp_path / "D"), "--report", str(tmp_path / "R.md"), cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    out = result.stdout.decode()
+    assert "2 tasks, 4 samples, 3 passed, 1 failed" in out
+    records = [json.loads(path.read_text()) for path in (tmp_path / "D").glob("metrics_*.json")]
+    assert sorted((r["task_id"], r["success"]) for r in records) == [("Tiny/0", False), ("Tiny/0", True), ("Tiny/1", True),
+                                                                     ("Tiny/1", True)]
+    assert {(r["provider"], r["model"]) for r in records} == {("humaneval", "model-x")}
+    assert len({r["run_id"] for r in records}) == 1
+    failed = next(r for r in records if not r["success"])
+    assert failed["extra"]["reason"] == "failed: AssertionError" and failed["extra"]["code"] == "    return a - b\n"
+    assert "e2beval-humaneval-passed" not in "".join(r["extra"].get("stdout", "") for r in records)
+    report_text = (tmp_path / "R.md").read_text()
+    assert report_text.startswith("| task | provider | model | success | runtime_s |")
+    assert "pass@1" in report_text and "3 of 4 passed" in report_text
+    assert f"report: {tmp_path / 'R.md'} (4 rows of run " in out
+    # The canonical solutions are the model "canonical_solution"; --no-metrics writes nothing.
+    assert run("eval", "--humaneval", str(dataset), "--results-dir", str(tmp_path / "C"), cwd=tmp_path).returncode == 0
+    assert {json.loads(p.read_text())["model"] for p in (tmp_path / "C").glob("*.json")} == {"canonical_solution"}
+    assert run("eval", "--humaneval", str(dataset), "--no-metrics", "--results-dir", str(tmp_path / "N"),
+               cwd=tmp_path).returncode == 0
+    assert not (tmp_path / "N").exists()
+    # The scanner's options do not apply: said, not ignored.
+    refused = run("eval", "--humaneval", str(dataset), "--no-scan", "--policy", "strict", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert b"--no-scan, --policy do not apply to --humaneval" in refused.stderr, refused.stderr
 
 
 def test_scan_policy_options_and_rule_list(tmp_path):

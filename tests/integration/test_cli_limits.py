@@ -40,3 +40,16 @@ def test_the_floor_holds_for_profiles_and_the_python_api(tmp_path):
     assert refused.returncode == 2 and "the smallest is 16 MiB" in refused.stderr, refused
     with pytest.raises(e2beval.InputError, match="the smallest is 16 MiB"):
         e2beval.execute("print(1)", limits={"memory_mb": 4})
+
+
+def test_the_output_limit_message_says_how_to_raise_it(tmp_path):
+    """Issue 38, row 9: a program killed for its output is told which limit it hit and both names to raise it by."""
+    program = tmp_path / "big.py"
+    program.write_text("import sys\nsys.stdout.write('x' * 200_000)\n")
+    result = run("run", "--output-limit", "100000", str(program))
+    assert result.returncode == 124, result
+    assert ("e2beval: output_limit: killed after writing more than 100000 bytes to stdout (the output limit per stream; "
+            "raise it with --output-limit BYTES, or limits.output_bytes in Python, a promptfoo config or a --profile "
+            "file)") in result.stderr, result.stderr
+    detail = e2beval.execute("import sys\nsys.stderr.write('y' * 5000)\n", limits={"output_bytes": 1000}, pool=False)["detail"]
+    assert detail.startswith("killed after writing more than 1000 bytes to stderr (the output limit per stream; "), detail

@@ -1,7 +1,10 @@
-"""examples/e2b: users' own E2B code — promptfoo's E2B page assertion (codeExecution.js) and polyglot executor on
-the official JavaScript SDK, the tutorial's Python assertion on the official Python SDK — under real
+"""examples/e2b: users' own E2B code — promptfoo's E2B page example verbatim (its config and its assertion
+codeExecution.js, which joins `execution.logs.stdout` with "\n"), an adapted page assertion and the page's polyglot
+executor on the official JavaScript SDK, the tutorial's Python assertion on the official Python SDK — under real
 `promptfoo eval` against `e2beval serve`, through the one command a user runs: `bash examples/e2b/run.sh`.
-Checks each eval's counts and each test's verdict from promptfoo's -o JSON, and that the server is stopped."""
+Checks each eval's counts and each test's verdict from promptfoo's -o JSON (every verdict as on E2B), and that
+the server is stopped. The server serves the SDK's default template, code-interpreter-v1, from the tests' template
+cache (tests/template_cache.py), built at most once per run."""
 
 from __future__ import annotations
 
@@ -9,14 +12,25 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 from _support import REPO, promptfoo_env, promptfoo_executable
 
+sys.path.append(str(REPO / "tests"))  # for template_cache
+import template_cache  # noqa: E402
+
 RUN = REPO / "examples" / "e2b" / "run.sh"
 
-# example -> {test description: passes}; the failures are on purpose (examples/e2b/README.md).
+# example -> {test description (the page's own tests have none: their task): passes}; the failures are on purpose
+# (examples/e2b/README.md).
 EXPECTED = {
+    # On E2B both pass: its kernel sends the two lines the palindrome test prints as one stdout message, so
+    # `stdout.join("\n")` is "True\nFalse"; one message per print would give "True\n\nFalse".
+    "promptfoo-page": {
+        "calculate the factorial of a number": True,
+        "check if a string is a palindrome": True,
+    },
     "code-execution": {
         "factorial -> 120": True,
         "is_palindrome racecar/hello -> True/False": True,
@@ -62,6 +76,7 @@ REASONS = {
 def examples_run(tmp_path_factory):
     """One `bash examples/e2b/run.sh` (all three examples), as a user runs it, with promptfoo's JSON kept."""
     promptfoo_executable()  # fails with the setup hint when promptfoo is missing
+    template_cache.ensure_code_interpreter(str(REPO / ".venv" / "bin" / "e2beval"))  # so the server's start finds it
     work = tmp_path_factory.mktemp("e2b-examples")
     env = promptfoo_env(work, E2B_EXAMPLES_OUTPUT_DIR=str(work / "out"))
     for name in ("E2B_API_URL", "E2B_SANDBOX_URL", "E2B_API_KEY", "E2B_DEBUG", "E2B_DOMAIN"):
@@ -77,8 +92,11 @@ def test_run_sh_runs_every_example_and_stops_its_server(examples_run):
     proc, log, outputs = examples_run
     assert proc.returncode == 0, log
     assert sorted(outputs) == sorted(EXPECTED), log
-    for name in EXPECTED:
-        assert f"=== {name}: promptfoo exit code 100" in proc.stdout, log  # each has failures on purpose
+    for name, verdicts in EXPECTED.items():
+        if all(verdicts.values()):
+            assert f"=== {name}: every test passed" in proc.stdout, log
+        else:
+            assert f"=== {name}: promptfoo exit code 100" in proc.stdout, log  # failures on purpose
     assert "Results:" in proc.stdout  # promptfoo's table and summary reach the user
     found = re.search(r"e2beval serve at http://127\.0\.0\.1:\d+ \(pid (\d+)\)", proc.stdout)
     assert found, log
@@ -95,7 +113,8 @@ def test_e2b_example_counts_and_verdicts(examples_run, name):
     expected = EXPECTED[name]
     passes = sum(expected.values())
     assert (stats["successes"], stats["failures"], stats["errors"]) == (passes, len(expected) - passes, 0), log
-    rows = {row["testCase"]["description"]: row for row in outputs[name]["results"]["results"]}
+    rows = {row["testCase"].get("description") or row["testCase"]["vars"]["task"]: row
+            for row in outputs[name]["results"]["results"]}
     assert sorted(rows) == sorted(expected)
     for description, passed in expected.items():
         row = rows[description]

@@ -92,6 +92,17 @@ def test_run_sh_runs_promptfoo_and_every_verdict_is_right(tmp_path):
     run = subprocess.run(["bash", "run.sh", "-o", str(out), "--no-progress-bar"], cwd=project, env=clean_env(tmp_path),
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 100, run.stdout[-3000:] + run.stderr[-3000:]  # the recorded wrong answers fail
+    # Issue 38, row 10: run.sh writes the tutorial's report itself, and prints the whole command for another format,
+    # which works in a shell where nothing is on PATH.
+    assert "run.sh: wrote promptfoo_report.md (9 results of this eval, from .promptfoo_results)" in run.stdout, run.stdout[-2000:]
+    assert (project / "promptfoo_report.md").read_text().startswith("| task | provider | model | success | runtime_s |")
+    html_line = next(line for line in run.stdout.splitlines() if line.startswith("run.sh: the same as HTML with charts: "))
+    command = html_line.split(": ", 2)[2]
+    assert command.startswith(str(Path(CLI).resolve())), command
+    html = subprocess.run(["bash", "-c", command], cwd=project, env={"PATH": "/usr/bin:/bin"}, capture_output=True,
+                          text=True, timeout=120)
+    assert html.returncode == 0, html.stderr
+    assert (project / "promptfoo_report.html").read_text().count("<tbody class=\"result") == 9
     results = json.loads(out.read_text())["results"]
     config = yaml.safe_load((project / "promptfooconfig.yaml").read_text())
     descriptions = [test["description"] for test in config["tests"]]

@@ -249,15 +249,60 @@ def test_a_stale_socket_is_replaced(runtime, tmp_path):
     assert len(served(runtime)) == 2
 
 
-def test_an_idle_daemon_ends_and_removes_its_socket(runtime, tmp_path):
+def test_an_idle_daemon_ends_and_removes_its_files(runtime, tmp_path):
+    """Issue 38, row 12: a daemon that ends leaves nothing in its directory: socket, .lock, .start and .log go
+    (the log stays only when it holds more than the start and the end)."""
     env = daemon_env(runtime, E2BEVAL_DAEMON_IDLE_S="1")
     path = socket_path(env, tmp_path)
     assert grade(env, tmp_path)["result"]["pass"] is True
     pids = daemon_pids(runtime)
     assert len(pids) == 1
+    assert sorted(p.suffix for p in (runtime / "e2beval").iterdir()) == [".lock", ".log", ".sock", ".start"]
     wait_for(lambda: not daemon_pids(runtime), "the idle daemon's exit")
     assert not path.exists()
-    assert any("idle: ended" in log.read_text() for log in (runtime / "e2beval").glob("*.log"))
+    assert sorted(p.name for p in (runtime / "e2beval").iterdir()) == []
+    # SIGTERM ends it the same way, after its calls.
+    assert grade(daemon_env(runtime), tmp_path)["result"]["pass"] is True
+    (pid,) = daemon_pids(runtime)
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not daemon_pids(runtime), "the terminated daemon's exit")
+    assert sorted(p.name for p in (runtime / "e2beval").iterdir()) == []
+
+
+def test_files_left_by_daemons_that_are_gone_are_swept(runtime, tmp_path):
+    """What killed or crashed daemons left (and older versions, which never cleaned up) goes when a daemon starts:
+    a gone key's socket, .lock and .start at once, its log after a day; a live daemon's files are never touched."""
+    import socket as sockets
+
+    directory = runtime / "e2beval"
+    directory.mkdir(mode=0o700)
+    # A key whose daemon was SIGKILLed: its socket, lock, start lock and a day-old log.
+    dead = directory / "daemon-0123456789abcdef0123"
+    stale = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    stale.bind(str(dead) + ".sock")
+    stale.close()
+    for suffix in (".lock", ".start", ".log"):
+        Path(str(dead) + suffix).write_text("")
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(str(dead) + ".log", (two_days_ago, two_days_ago))
+    # Another gone key whose log is young (it may say why that daemon failed): the log stays, the rest goes.
+    young = directory / "daemon-fedcba9876543210fedc"
+    Path(str(young) + ".log").write_text("2026-01-01T00:00:00 e2beval daemon 1: warm-up failed: ...\n")
+    Path(str(young) + ".lock").write_text("")
+    # A live daemon of a third key: nothing of it may go.
+    other_env = daemon_env(runtime, TMPDIR=str(tmp_path))
+    assert grade(other_env, tmp_path)["result"]["pass"] is True
+    live = {p.name for p in directory.iterdir()} - {p.name for p in directory.iterdir()
+                                                     if p.name.startswith((dead.name, young.name))}
+    assert len(live) == 4, live
+
+    env = daemon_env(runtime)
+    assert grade(env, tmp_path)["result"]["pass"] is True  # starts this key's daemon, which sweeps
+    assert len(daemon_pids(runtime)) == 2
+    left = {p.name for p in directory.iterdir()}
+    assert not any(name.startswith(dead.name) for name in left), left
+    assert {name for name in left if name.startswith(young.name)} == {young.name + ".log"}
+    assert live <= left
 
 
 def test_a_daemon_killed_mid_call_gives_a_failed_result_not_a_hang(runtime, tmp_path):

@@ -43,7 +43,8 @@ def test_every_recorded_prediction_gets_its_verdict(fixtures, tmp_path):
     # The printed summary, as the harness prints it; progress lines on stderr.
     assert f"Predictions resolved: {len(resolved)}\n" in result.stdout
     assert "Predictions error: 0\n" in result.stdout
-    assert "[20/20]" in result.stderr
+    total = summary["completed_instances"]
+    assert f"[{total}/{total}]" in result.stderr
 
 
 def test_fake_passed_lines_are_caught_not_believed(fixtures, tmp_path):
@@ -63,13 +64,48 @@ def test_fake_passed_lines_are_caught_not_believed(fixtures, tmp_path):
 def test_validate_mode_checks_gold_and_empty_patches(fixtures, tmp_path):
     result = run_swe("--instances", str(fixtures / "instances.jsonl"), "--validate", "--output-dir", str(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Valid: 2\nInvalid: 0\n" in result.stdout
+    assert f"Valid: {len(expected_verdicts(fixtures))}\nInvalid: 0\n" in result.stdout
     for instance_id in expected_verdicts(fixtures):
         gold = json.loads((tmp_path / "validation" / instance_id / "gold.json").read_text())
         empty = json.loads((tmp_path / "validation" / instance_id / "empty.json").read_text())
         assert gold["resolution"] == "FULL" and gold["validation_problems"] == []
         assert empty["tests_status"]["FAIL_TO_PASS"]["success"] == []
         assert empty["tests_status"]["PASS_TO_PASS"]["failure"] == []
+
+
+SWEBENCH_IDS = "inflection__ordinal-teens-and-negatives__swebench-ids"
+
+
+def test_swebench_ids_cut_at_a_space_name_their_tests_and_the_gold_patch_is_full(fixtures, tmp_path):
+    """SWE-bench's datasets name each test as its pytest log parser saw it, cut at the first space
+    (test_humanize[employee_salary-Employee for test_humanize[employee_salary-Employee salary]), so parametrised
+    tests can share an id (test_parameterize[Test). The gold patch of such an instance is FULL, and the report
+    says which tests each cut id named and how the ones sharing an id were counted."""
+    instance = next(json.loads(line) for line in (fixtures / "instances.jsonl").read_text().splitlines()
+                    if json.loads(line)["instance_id"] == SWEBENCH_IDS)
+    cut = [test for test in instance["PASS_TO_PASS"] if test.count("[") > test.count("]")]
+    assert "test_inflection.py::test_humanize[employee_salary-Employee" in cut
+    assert all(" " not in test for test in instance["FAIL_TO_PASS"] + instance["PASS_TO_PASS"])
+    result = run_swe("--instances", str(fixtures / "instances.jsonl"), "--validate", "--instance-id", SWEBENCH_IDS,
+                     "--output-dir", str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    gold = json.loads((tmp_path / "validation" / SWEBENCH_IDS / "gold.json").read_text())
+    assert gold["resolution"] == "FULL", gold["tests_status"]["PASS_TO_PASS"]["failure"]
+    assert gold["validation_problems"] == []
+    named = {entry["test"]: entry for entry in gold["cut_test_ids"]}
+    assert sorted(named) == sorted(cut)
+    assert all(entry["group"] == "PASS_TO_PASS" and entry["status"] == "PASSED" for entry in named.values())
+    single = named["test_inflection.py::test_humanize[employee_salary-Employee"]
+    assert single["shared"] is False
+    assert single["tests"] == {"test_inflection.py::test_humanize[employee_salary-Employee salary]": "PASSED"}
+    shared = named["test_inflection.py::test_parameterize[Test"]
+    assert shared["shared"] is True and "passed only if each of them passed" in shared["counted_as"]
+    assert sorted(shared["tests"]) == ["test_inflection.py::test_parameterize[Test with + sign-test-with-sign]",
+                                       "test_inflection.py::test_parameterize[Test with malformed utf8 \\xa9-test-with-malformed-utf8]"]
+    # Without a patch the cut ids still name their tests: FAIL_TO_PASS fails, PASS_TO_PASS passes.
+    empty = json.loads((tmp_path / "validation" / SWEBENCH_IDS / "empty.json").read_text())
+    assert empty["tests_status"]["FAIL_TO_PASS"]["success"] == []
+    assert empty["tests_status"]["PASS_TO_PASS"]["failure"] == []
 
 
 def test_validate_reports_an_instance_whose_gold_patch_does_not_fix_it(fixtures, tmp_path):

@@ -322,18 +322,24 @@ def test_call_api_accepts_missing_options_and_context():
 
 
 def test_the_verdicts_language_is_the_one_the_code_was_scanned_and_run_as_not_the_fence_tag(results_dir):
-    """A Python answer in a ```javascript fence, for a Python test: it runs as Python, so it must be scanned with
-    the Python rules (os.system blocks) and every face must say python: the metadata, the verdict and the record."""
+    """A Python answer in a ```javascript fence, for a Python test (vars.language): it runs as Python, so it must be
+    scanned with the Python rules (os.system blocks) and every face must say python: the metadata, the verdict and
+    the record. Without vars.language, a testCode test takes the fence's language (issue 38, row 2): then it is
+    scanned and run as JavaScript, and says so."""
     answer = "```javascript\nimport os\nos.system('id')\n```"
-    result = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}))
+    result = get_assert(answer, context({"testCode": "", "expectedOutput": "42", "language": "python"}))
     assert result["pass"] is False and result["reason"].startswith("Unsafe pattern detected"), result["reason"]
     assert result["metadata"]["verdict"] == "blocked" and result["metadata"]["language"] == "python"
     record = json.loads(next(results_dir.glob("metrics_*.json")).read_text())
     assert record["extra"]["language"] == "python" and record["extra"]["status"] == "blocked"
     import e2beval
 
-    verdict = e2beval.evaluate("```js\nprint(6 * 7)\n```", {"testCode": "", "expectedOutput": "42"})
+    python_test = {"testCode": "", "expectedOutput": "42", "language": "python"}
+    verdict = e2beval.evaluate("```js\nprint(6 * 7)\n```", python_test)
     assert verdict["pass"] is True and verdict["extraction"]["language"] == "python", verdict["extraction"]
+    verdict = e2beval.evaluate("```js\nprint(6 * 7)\n```", {"testCode": "", "expectedOutput": "42"})
+    assert verdict["pass"] is False and verdict["extraction"]["language"] == "javascript", verdict["extraction"]
+    assert "(run as javascript, the language of its fenced block; set vars.language to choose)" in verdict["reason"]
 
 
 def test_compare_from_config_applies_to_tests_that_set_none():
@@ -346,19 +352,22 @@ def test_compare_from_config_applies_to_tests_that_set_none():
     assert get_assert(answer, context({**vars_, "compare": "exact"}, numeric))["pass"] is False
 
 
-def test_the_default_language_is_python_whatever_the_answers_fence_says_as_both_docs_state():
-    """docs/python.md and docs/promptfoo.md once disagreed ('from the answer' against 'python')."""
+def test_without_a_language_test_code_runs_in_the_fences_language_as_both_docs_state():
+    """docs/python.md and docs/promptfoo.md once disagreed ('from the answer' against 'python'). Since issue 38 (row
+    2) a testCode test whose vars and config name no language runs in the language of the answer's fence, the
+    config's `language` chooses one for every test, and both pages say so."""
     from pathlib import Path
 
     answer = "```javascript\nconsole.log(6 * 7)\n```"
-    as_python = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}))
+    as_fenced = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}))
+    assert as_fenced["pass"] is True, as_fenced["reason"]
+    assert as_fenced["metadata"]["language"] == "javascript" and "```javascript" in as_fenced["metadata"]["extraction"]
+    as_python = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}, {"language": "python"}))
     # Run as Python, and metadata["language"] says so; the extraction's explanation names the fence as written.
     assert as_python["pass"] is False and "NameError: name 'console' is not defined" in as_python["reason"]
     assert as_python["metadata"]["language"] == "python" and "```javascript" in as_python["metadata"]["extraction"]
-    as_javascript = get_assert(answer, context({"testCode": "", "expectedOutput": "42"}, {"language": "javascript"}))
-    assert as_javascript["pass"] is True, as_javascript["reason"]
     docs = Path(__file__).resolve().parents[2] / "docs"
     for page in ("python.md", "promptfoo.md"):
         rows = [line for line in (docs / page).read_text().splitlines() if line.startswith("| `language` |")]
         config_row = rows[-1]  # the config: table (promptfoo.md also has a vars row before it)
-        assert "| `python` |" in config_row and "fence tag does not change it" in config_row, (page, config_row)
+        assert "| none |" in config_row and "the language of the answer's fenced block" in config_row, (page, config_row)

@@ -137,23 +137,51 @@ def agent(tmp_path):
 def test_a_default_context_asked_for_at_start_is_serving_when_the_agent_is_ready(tmp_path):
     # What every session's agent is started with (docs/session-protocol.md, "Start"): the default Python
     # context exists before the first request, no cell has run in it, and it is the one the first cell uses.
+    # E2B's default JavaScript context is listed too (its kernel starts with its first cell).
     process = AgentProcess(tmp_path, extra_env={"E2BEVAL_AGENT_DEFAULT_CONTEXT": "python"})
     try:
         assert process.ready["type"] == "ready"
         listed = process.call("list_contexts")[-1]["contexts"]
-        assert listed == [{"id": "python", "language": "python", "cwd": str(process.home)}]
+        assert listed == [{"id": "python", "language": "python", "cwd": str(process.home)},
+                          {"id": "javascript", "language": "javascript", "cwd": str(process.home)}]
         first = process.run("import os\nx = os.environ.get('E2BEVAL_AGENT_DEFAULT_CONTEXT')\nx is None")
         assert (first.count, first.text, first.error, first.stdout, first.stderr) == (1, "True", None, "", "")
         assert process.run("x is None", context="python").text == "True"
-        assert [c["id"] for c in process.call("list_contexts")[-1]["contexts"]] == ["python"]
+        assert [c["id"] for c in process.call("list_contexts")[-1]["contexts"]] == ["python", "javascript"]
     finally:
         process.close()
 
 
 def test_without_it_the_default_context_starts_with_the_first_cell(agent):
-    assert agent.call("list_contexts")[-1]["contexts"] == []
+    assert [c["id"] for c in agent.call("list_contexts")[-1]["contexts"]] == ["python", "javascript"]
+    assert kernels_of(agent) == []
     assert agent.run("1 + 1").text == "2"
-    assert [c["id"] for c in agent.call("list_contexts")[-1]["contexts"]] == ["python"]
+    assert [c["id"] for c in agent.call("list_contexts")[-1]["contexts"]] == ["python", "javascript"]
+
+
+def kernels_of(agent):
+    """The names of the programs the agent runs now (its kernels and commands: its children, on a host run)."""
+    names = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if entry.name.isdigit() and int(fields[1]) == agent.proc.pid:
+                names.append(Path(os.readlink(entry / "exe")).name)
+        except (OSError, IndexError, ValueError):
+            continue
+    return sorted(names)
+
+
+@needs_node
+def test_the_default_javascript_context_starts_node_only_for_its_first_cell(agent):
+    # E2B lists both default contexts; a session that never runs JavaScript must not pay for starting node.
+    assert agent.run("1 + 1").text == "2"
+    assert not any(name.startswith("node") for name in kernels_of(agent))
+    cell = agent.run("console.log('from node')", context="javascript")
+    assert (cell.stdout, cell.error, cell.count) == ("from node\n", None, 1)
+    assert any(name.startswith("node") for name in kernels_of(agent))
+    assert agent.run("typeof process", language="js").text == "'object'"  # the same context, by language
+    assert agent.run("[1].length", language="js").count == 3
 
 
 def gone(pid):
@@ -370,7 +398,7 @@ def test_created_contexts_have_their_own_state_and_can_be_restarted_and_removed(
     assert agent.run("where", context=context["id"]).text == "'mine'"
     assert agent.run("import os\nos.getcwd()", context=context["id"]).text == repr(str(agent.home / "sub"))
     listed = agent.call("list_contexts")[-1]["contexts"]
-    assert {c["id"] for c in listed} == {"python", context["id"]}
+    assert {c["id"] for c in listed} == {"python", "javascript", context["id"]}
     assert agent.call("restart_context", context=context["id"])[-1] == {"id": agent.next_id, "type": "reply"}
     restarted = agent.run("where", context=context["id"])
     assert restarted.error["name"] == "NameError" and restarted.count == 1
@@ -653,6 +681,8 @@ def test_files_list_info_exists_rename_remove_make_dir(agent):
     assert agent.call("files_make_dir", path="made/deep")[-1]["created"] is False
     assert agent.call("files_remove", path="tree")[-1]["type"] == "reply"
     assert not (agent.home / "tree").exists()
+    # As envd's Remove (os.RemoveAll): what does not exist is removed already.
+    assert agent.call("files_remove", path="tree")[-1] == {"id": agent.next_id, "type": "reply"}
 
 
 @pytest.mark.parametrize("op, fields, kind", [
@@ -665,7 +695,7 @@ def test_files_list_info_exists_rename_remove_make_dir(agent):
     ("files_list", {"path": "file.txt"}, "invalid"),
     ("files_list", {"path": ".", "depth": 0}, "invalid"),
     ("files_info", {"path": "missing"}, "not_found"),
-    ("files_remove", {"path": "missing"}, "not_found"),
+    ("files_remove", {"path": "file.txt/inner"}, "invalid"),  # (a missing path is removed already: a reply)
     ("files_rename", {"old_path": "missing", "new_path": "b"}, "not_found"),
     ("files_make_dir", {"path": "file.txt"}, "invalid"),
     ("files_write", {"path": "/proc/version", "data": "eA=="}, "io"),  # EACCES, or EIO for root
@@ -809,3 +839,36 @@ def test_the_javascript_kernel_exposes_no_node_internals(agent):
     assert rejected.error["name"] == "RangeError" and rejected.error["value"] == "no"
     broken = agent.run("await (", language="js")
     assert broken.error["name"] == "SyntaxError"
+
+
+# --- output as E2B's kernels send it (CellOutput, the Python kernel's marks) --------------------------------
+def test_python_output_written_together_is_one_event_and_keeps_its_place_among_results(agent):
+    cell = agent.call("run_code", code="import os, sys\nprint(1)\nprint(2)\nos.system('echo from-a-process')\n"
+                                       "print('e', file=sys.stderr)\ndisplay('shown')\nprint(3, end='')\n'last'")
+    shown = [(event["type"], event.get("text")) for event in cell if event["type"] in ("stdout", "stderr", "result")]
+    assert shown == [("stdout", "1\n2\nfrom-a-process\n"), ("stderr", "e\n"), ("result", "'shown'"),
+                     ("stdout", "3"), ("result", "'last'")]
+
+
+def test_a_cell_that_points_fd_1_at_a_file_gets_no_mark_in_it(agent):
+    cell = agent.run("import os\nfd = os.open('out.txt', os.O_WRONLY | os.O_CREAT)\nsaved = os.dup(1)\nos.dup2(fd, 1)\n"
+                     "os.system('echo into-the-file')\ndisplay('shown')\nos.dup2(saved, 1)\nprint('back')")
+    assert (cell.stdout, cell.error) == ("back\n", None)
+    assert (agent.home / "out.txt").read_bytes() == b"into-the-file\n"
+
+
+def test_bash_output_is_one_event_per_line_and_javascript_one_per_write(agent, node_required):
+    bash = agent.call("run_code", language="bash", code="echo a; echo b; printf c")
+    assert [event["text"] for event in bash if event["type"] == "stdout"] == ["a\n", "b\n", "c"]
+    js = agent.call("run_code", language="js", code="console.log(1); console.log(2); process.stdout.write('x\\n')")
+    assert [event["text"] for event in js if event["type"] == "stdout"] == ["1\n", "2\n", "x\n"]
+
+
+def test_marks_written_by_the_cell_itself_neither_leak_nor_hold_its_output(agent):
+    # The Python kernel's marks order output among results (docs/session-protocol.md); a cell that writes one
+    # itself (and floods after it) gets its output on, capped, without the mark, and the agent does not grow.
+    fake = "\0\x01e2beval-mark:1.1\0"
+    cell = agent.run("import sys\nsys.stdout.write('a' + %r + 'b\\n')\nsys.stdout.write(%r + 'x' * (3 << 20))\n"
+                     "sys.stdout.flush()\n'done'" % (fake, fake))
+    assert cell.stdout.startswith("ab\nxxx") and "e2beval-mark" not in cell.stdout
+    assert "stdout truncated after 1 MiB" in cell.stdout and cell.text == "'done'"

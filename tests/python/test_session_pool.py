@@ -95,7 +95,8 @@ def test_a_pooled_sandbox_starts_like_a_fresh_one():
         fresh_look, pooled_look = _first_look(fresh), _first_look(pooled)
         assert pooled_look == fresh_look
         assert pooled_look["first cell"][0] == 1  # no cell ran before the user's first
-        assert pooled_look["contexts"] == [("python", "python", "/home/user")]
+        assert pooled_look["contexts"] == [("python", "python", "/home/user"),  # E2B's default contexts
+                                           ("javascript", "javascript", "/home/user")]
     finally:
         fresh.kill()
         pooled.kill()

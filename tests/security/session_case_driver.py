@@ -199,6 +199,8 @@ def run(path: Path, host: HostView) -> list[str]:
     headers = parse_headers(path)
     count = int(headers.get("sessions", "1"))
     options = {"timeout": 60}
+    if os.environ.get("E2BEVAL_SESSION_CORPUS_TEMPLATE"):  # the corpus in a template (README: IPython kernels)
+        options["template"] = os.environ["E2BEVAL_SESSION_CORPUS_TEMPLATE"]
     options.update(json.loads(headers.get("create", "{}")))
     attack = load_attack(path)
     problems: list[str] = []

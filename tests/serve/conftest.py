@@ -1,19 +1,39 @@
 """One real `e2beval serve` per test module, on 127.0.0.1 and a free port, with the official E2B Python SDK
-pointed at it through the three environment variables it prints (E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY)."""
+pointed at it through the three environment variables it prints (E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY).
+The servers serve code-interpreter-v1 (the SDKs' default template) as users get it, with E2B's packages: the
+built-in template, built at most once per run into the tests' template cache (tests/template_cache.py)."""
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for template_cache
+import template_cache  # noqa: E402
+
+
+def serve_binary() -> str:
+    binary = os.environ.get("E2BEVAL_SERVE_BINARY") or shutil.which("e2beval")
+    assert binary, "e2beval is not on PATH: source scripts/env.sh"
+    return binary
+
+
+@pytest.fixture(scope="session", autouse=True)
+def code_interpreter_template():
+    """Built before any server starts here, so that a server's start finds it (a server that had to build it
+    would print pip's log before its export lines)."""
+    seconds = template_cache.ensure_code_interpreter(serve_binary())
+    print(f"\n{template_cache.CODE_INTERPRETER} ready in {seconds:.1f} s ({template_cache.CACHE})")
 
 
 class ServeProcess:
     def __init__(self, *options):
-        binary = os.environ.get("E2BEVAL_SERVE_BINARY") or shutil.which("e2beval")
-        assert binary, "e2beval is not on PATH: source scripts/env.sh"
-        self.process = subprocess.Popen([binary, "serve", "--port", "0", *options], stdout=subprocess.PIPE,
+        template_cache.use_test_cache()
+        self.process = subprocess.Popen([serve_binary(), "serve", "--port", "0", *options], stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
         # serve prints E2B_API_URL and E2B_SANDBOX_URL, and E2B_API_KEY only when it generated the key: with
         # --api-key it prints two lines, and waiting for a third would hang. The given key goes into env instead.

@@ -183,6 +183,35 @@ def test_python_execute_with_backend_e2b(faults, certificates, plain_serve):
     assert sandboxes_left(plain_serve) == []
 
 
+def test_python_evaluate_and_evaluate_many_with_backend_e2b(faults, certificates, plain_serve):
+    """Issue 33: evaluate() and evaluate_many() take backend= as execute() does; the verdicts are the local ones,
+    the programs ran on the E2B server (each result's backend), and nothing is left on it."""
+    script = (
+        "import e2beval, json\n"
+        "answer = '```python\\ndef double(x):\\n    return 2 * x\\n```\\n'\n"
+        "good = {'function_name': 'double', 'test_input': '21', 'expected_output': '42'}\n"
+        "wrong = {'function_name': 'double', 'test_input': '2', 'expected_output': '5'}\n"
+        "one = e2beval.evaluate(answer, good, backend='e2b')\n"
+        "many = e2beval.evaluate_many([(answer, good), (answer, wrong), (answer, {'nothing': 1})], backend='e2b')\n"
+        "local = e2beval.evaluate_many([(answer, good), (answer, wrong)])\n"
+        "try:\n    e2beval.evaluate(answer, good, backend='cloud')\n"
+        "except e2beval.InputError as error:\n    refused = str(error)\n"
+        "print(json.dumps({'one': one, 'many': many, 'local': local, 'refused': refused}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env=e2b_environment(faults.port, certificates))
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["one"]["pass"] is True and answer["one"]["exec"]["backend"] == "e2b"
+    assert [verdict["pass"] for verdict in answer["many"]] == [True, False, False]
+    assert [verdict["exec"]["backend"] for verdict in answer["many"][:2]] == ["e2b", "e2b"]
+    assert answer["many"][1]["reason"] == answer["local"][1]["reason"] == "Expected 5, got 4"
+    assert answer["many"][2]["reason"].startswith("Invalid test: vars describe no test")
+    assert {verdict["exec"]["backend"] for verdict in answer["local"]} == {"local"}
+    assert answer["refused"] == "backend must be 'local' or 'e2b', got 'cloud'"
+    assert "POST /process.Process/Start" in faults.seen
+    assert sandboxes_left(plain_serve) == []
+
+
 def test_a_template_on_the_e2b_backend_is_the_remote_template(tmp_path, faults, certificates, plain_serve):
     # serve maps E2B's own "base" to its default environment; a template it does not know is its 404, named.
     done, result = run_e2b(tmp_path, faults.port, certificates, "print(6 * 7)", "--template", "base")
@@ -203,7 +232,8 @@ def test_a_template_on_the_e2b_backend_is_the_remote_template(tmp_path, faults, 
 
 def test_humaneval_164_with_16_jobs_on_e2b_all_canonical_pass(faults, certificates, plain_serve):
     dataset = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "HumanEval.jsonl.gz"
-    done = subprocess.run([BINARY, "eval", "--backend", "e2b", "--jobs", "16", "--humaneval", str(dataset), "--json"],
+    done = subprocess.run([BINARY, "eval", "--backend", "e2b", "--jobs", "16", "--humaneval", str(dataset), "--json",
+                           "--no-metrics"],
                           capture_output=True, text=True, timeout=300, env=e2b_environment(faults.port, certificates))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     report = json.loads(done.stdout)

@@ -158,6 +158,21 @@ def test_files(sandbox):
         sandbox.files.read("/home/user/nothing")
 
 
+def test_watch_dir_and_the_layout(sandbox):
+    # The Python module's watch_dir is the session's watcher, which on this backend is envd's (served here):
+    # a new file is CREATE, CHMOD, WRITE, each with its entry when asked for.
+    sandbox.files.make_dir("/home/user/watched")
+    handle = sandbox.files.watch_dir("/home/user/watched", include_entry=True)
+    sandbox.files.write("/home/user/watched/new.txt", "four")
+    events = handle.get_new_events()
+    assert [(event.name, event.type.value) for event in events] == [("new.txt", "create"), ("new.txt", "chmod"),
+                                                                    ("new.txt", "write")]
+    assert events[-1].entry.path == "/home/user/watched/new.txt" and events[-1].entry.size == 4
+    handle.stop()
+    sandbox.files.remove("/home/user/no-such-file")  # no error, as envd's
+    assert sandbox.commands.run('pwd; sudo echo "$FOO"').stdout == "/home/user\n\n"
+
+
 def test_info_timeout_and_kill(server):
     sandbox = e2beval.Sandbox.create(backend="e2b", timeout=60, metadata={"purpose": "test"})
     info = sandbox.get_info()

@@ -6,7 +6,8 @@ import uuid
 
 import httpx
 import pytest
-from e2b import FileNotFoundException, FileType, InvalidArgumentException, NotFoundException, Sandbox
+from e2b import (FileNotFoundException, FileType, InvalidArgumentException, NotFoundException, Sandbox,
+                 SandboxException)
 
 
 @pytest.fixture
@@ -63,13 +64,24 @@ def test_rename_remove_and_exists(sandbox):
 def test_missing_paths_raise_the_sdk_not_found_exception(sandbox):
     missing = "/home/user/no-such-file"
     for call in (lambda: sandbox.files.get_info(missing), lambda: sandbox.files.list(missing),
-                 lambda: sandbox.files.remove(missing), lambda: sandbox.files.rename(missing, "/home/user/x")):
+                 lambda: sandbox.files.rename(missing, "/home/user/x")):
         with pytest.raises(FileNotFoundException):
             call()
     assert issubclass(FileNotFoundException, NotFoundException)
     sandbox.files.write("/home/user/file.txt", "x")
     with pytest.raises(InvalidArgumentException):
         sandbox.files.list("/home/user/file.txt")  # not a directory
+
+
+def test_removing_a_missing_path_is_no_error_as_in_envd(sandbox):
+    # envd's Remove is os.RemoveAll: a path that does not exist is removed already (E2B's SDK tests
+    # test_remove_non_existing_file and the recursive watch tests rely on it).
+    assert sandbox.files.remove("non_existing_file.txt") is None
+    assert sandbox.files.remove("/home/user/no/such/directory") is None
+    assert sandbox.files.exists("non_existing_file.txt") is False
+    sandbox.files.write("/home/user/file.txt", "x")
+    with pytest.raises(SandboxException):
+        sandbox.files.remove("/home/user/file.txt/inner")  # through a file: an error, as RemoveAll's ENOTDIR
 
 
 def test_dot_dot_stays_inside_the_sandbox(sandbox):

@@ -146,10 +146,21 @@ def test_watch_dir(serve):
            {"name": "new.txt", "type": "create"} in results["events"], results["events"]
 
 
+def test_layout_sudo_remove_and_watch_events_as_on_e2b(serve):
+    results = run_js(serve, "layout.mjs")
+    assert (results["pythonCwd"], results["jsCwd"], results["pwd"]) == ("/home/user",) * 3
+    assert results["infoPath"] == "/home/user/test_file.txt"
+    assert results["sudo"] == {"exitCode": 0, "stdout": "\n"}
+    assert results["removeMissing"] == {}  # resolved (to undefined), not an error
+    name = "test_nested_watch_dir/test_watch.txt"
+    assert results["events"] == [{"name": name, "type": "create"}, {"name": name, "type": "chmod"},
+                                 {"name": name, "type": "write"}]
+
+
 def test_display_gives_results_besides_the_value_with_formats(serve):
     results = run_js(serve, "display.mjs")
-    assert results["shown"]["results"] == [
-        {"text": "{'a': 1}", "isMainResult": False, "formats": [], "extra": {}},
+    assert results["shown"]["results"] == [  # a dict is JSON too, as E2B's JSON formatter gives it
+        {"text": "{'a': 1}", "isMainResult": False, "json": {"a": 1}, "formats": ["json"], "extra": {}},
         {"text": "5", "isMainResult": True, "formats": [], "extra": {}}]
     assert results["shown"]["text"] == "5"
     table, two = results["rich"]
@@ -172,3 +183,17 @@ def test_typescript_cells(serve):
     results = run_js(serve, "typescript.mjs")
     assert results["product"] == {"text": "42", "error": None}
     assert results["contextLanguage"] == "typescript"
+
+
+def test_cells_are_cut_and_run_as_e2b_kernels_do(serve):
+    # promptfoo's E2B page assertion: `execution.logs.stdout.join("\n")` compared with "True\nFalse" (issue 33:
+    # e2beval sent one message per print, so the join had a blank line, depending on timing).
+    results = run_js(serve, "cells_as_e2b.mjs")
+    assert results["promptfooJoin"] == "True\nFalse"
+    assert results["pythonStdout"] == ["True\nFalse\n"]
+    assert results["jsStdout"] == ["a\n", "b\n"]  # E2B's JavaScript kernel forwards each write
+    assert results["esm"] == {"stdout": ["function\n"], "error": None}
+    assert results["fromFile"] == {"text": "21", "error": None}
+    assert results["kept"] == "22function"
+    assert results["awaited"] == "function"
+    assert ["python", "/home/user"] in results["contexts"] and ["javascript", "/home/user"] in results["contexts"]

@@ -1,6 +1,7 @@
 """The control plane's GET /sandboxes/{id}/metrics through the official SDK's get_metrics (e2b 2.63 asks for it
 at envd 0.1.5 and more, disk metrics at 0.2.4): CPU count and use, memory used and total from the session's
-cgroup, disk used and total of its workspace; memory the code holds and a file written show up."""
+cgroup, disk used and total of its workspace (/home/user and /tmp together); memory the code holds and files written
+show up."""
 import pytest
 from e2b import SandboxNotFoundException
 from e2b_code_interpreter import Sandbox
@@ -31,10 +32,12 @@ def test_metrics_show_memory_held_and_a_file_written(sandbox):
     held = sandbox.run_code("held = bytearray(200 * 1024 * 1024)\nfor i in range(0, len(held), 4096): held[i] = 1")
     assert held.error is None, held.error
     sandbox.files.write("/home/user/big.bin", b"\1" * (64 * MiB))
+    sandbox.commands.run("head -c 32M /dev/zero > /tmp/scratch.bin")  # /tmp is on the same workspace
 
     after = only_metric(Sandbox.get_metrics(sandbox.sandbox_id))  # the class method: same route
     assert after.mem_used >= before.mem_used + 200 * MiB
-    assert after.disk_used >= before.disk_used + 64 * MiB
+    assert after.disk_used >= before.disk_used + 96 * MiB
+    assert after.disk_total == 512 * MiB
     assert after.timestamp >= before.timestamp
 
 

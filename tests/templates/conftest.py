@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CACHE = REPO / "build" / "test-templates"
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for template_cache
+import template_cache as template_cache_module  # noqa: E402
+
+REPO = template_cache_module.REPO
+CACHE = template_cache_module.CACHE
 REQUIREMENTS = REPO / "examples" / "templates" / "requirements.txt"
 
 
@@ -25,7 +28,7 @@ def template(*arguments: str, timeout: float = 900) -> subprocess.CompletedProce
     """`e2beval template ARGUMENTS` with the tests' cache directory."""
     return subprocess.run([cli(), "template", *arguments], capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "E2BEVAL_CACHE_DIR": str(CACHE),
-                               "PIP_CACHE_DIR": str(REPO / "build" / "pip-cache")})
+                               "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR", str(template_cache_module.PIP_CACHE))})
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -48,3 +51,11 @@ def data_science(template_cache) -> str:
     assert built.returncode == 0, f"building the data-science template failed:\n{built.stdout}\n{built.stderr}"
     print(f"\ndata-science template ready in {time.monotonic() - started:.1f} s: {built.stdout.strip()}")
     return "data-science"
+
+
+@pytest.fixture(scope="session")
+def code_interpreter(template_cache) -> str:
+    """The built-in template code-interpreter-v1 (E2B's packages), built or found built in CACHE; its name."""
+    seconds = template_cache_module.ensure_code_interpreter(cli())
+    print(f"\ncode-interpreter-v1 ready in {seconds:.1f} s")
+    return template_cache_module.CODE_INTERPRETER

@@ -37,11 +37,22 @@ def test_unknown_template_lists_the_known_ones(data_science):
 
 
 def test_default_template_names_are_the_default_environment():
-    for name in ("base", "code-interpreter-v1"):
+    for name in (None, "base", "e2beval"):
         with Sandbox.create(name, timeout=30) as sandbox:
             assert "/templates/" not in sandbox.run_code("import sys; sys.prefix").text
-    refused = template("build", "base", "-r", "/dev/null")
-    assert refused.returncode == 2 and "default environment" in refused.stderr
+            assert sandbox.template_id == (name or "base")
+    for name in ("base", "e2beval"):
+        refused = template("build", name, "-r", "/dev/null")
+        assert refused.returncode == 2 and "default environment" in refused.stderr, refused.stderr
+
+
+def test_the_built_in_templates_names_are_refused_for_a_users_requirements():
+    for name in ("code-interpreter-v1", "code-interpreter", "code-interpreter-beta"):
+        refused = template("build", name, "-r", "/dev/null")
+        assert refused.returncode == 2, refused.stderr
+        assert f"'{name}' names e2beval's built-in template code-interpreter-v1" in refused.stderr, refused.stderr
+    with_file = template("build", "code-interpreter-v1", "--file", "/dev/null")
+    assert with_file.returncode == 2 and "it takes no --file" in with_file.stderr, with_file.stderr
 
 
 def test_failing_requirements_show_pips_error_and_leave_nothing(tmp_path):

@@ -12,6 +12,11 @@ namespace e2beval {
 // Byte offset of the first invalid UTF-8 sequence, or nullopt when the text is valid.
 std::optional<std::size_t> find_invalid_utf8(std::string_view text) noexcept;
 
+// The ill-formed sequence at `offset` (where find_invalid_utf8 stopped) written as escapes a reader can act on:
+// a UTF-16 surrogate in three bytes (what Python's "surrogatepass" and WTF-8 make of a lone surrogate, such as
+// the JSON escape \udcff that Python's json module writes for one) as "\udcff", other bytes as "\xff".
+std::string shown_invalid_utf8(std::string_view text, std::size_t offset);
+
 // Throws input_error naming `what` and the byte offset when the text is not valid UTF-8 or holds a NUL byte.
 void require_clean_text(std::string_view text, std::string_view what);
 

@@ -18,6 +18,11 @@ enum class Language { python, javascript, bash };
 std::string_view to_string(Language language) noexcept;
 // Accepts the tags models write on fences: "python", "py", "python3", "js", "node", "sh", ...
 std::optional<Language> language_from_tag(std::string_view tag) noexcept;
+// The language a file's name says by its extension: .py; .js, .mjs, .cjs; .sh, .bash (any case). nullopt for
+// another extension or none. The names of every language live in one table (src/core/types.cpp).
+std::optional<Language> language_from_file_name(std::string_view path) noexcept;
+// The extensions language_from_file_name reads as `language`, for messages: ".js, .mjs, .cjs".
+std::string file_extensions_text(Language language);
 
 inline constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
@@ -54,6 +59,10 @@ enum class Outcome {
 
 std::string_view to_string(Outcome outcome) noexcept;
 std::optional<Outcome> outcome_from_string(std::string_view name) noexcept;
+
+// ExecResult::detail of an output_limit outcome, the same from every backend: what was written, and the two names
+// of the limit a user can raise (`--output-limit` on the command line, `limits.output_bytes` everywhere else).
+std::string output_limit_detail(std::uint64_t limit_bytes, std::string_view stream);
 
 // What happens when sandboxed code makes a system call the seccomp filter denies. Either way the call
 // is reported in ExecResult::denied_syscalls.

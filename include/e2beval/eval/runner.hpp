@@ -48,7 +48,9 @@ struct StdioCase {
 // read from promptfoo's `vars`.
 struct TestSpec {
     TestShape shape = TestShape::function_calls;
-    Language language = Language::python;
+    // vars.language. Unset: Python, except for testCode with expectedOutput (the one shape for every language),
+    // which runs in the language of the answer's fence (```js: JavaScript), else Python (Runner::prepare).
+    std::optional<Language> language;
     std::optional<std::string> function_name;  // tutorial shape: calls function_name(input) per case
     std::vector<TestCase> cases;
     std::optional<std::string> test_code;        // seed-2 shape: code + "\n\n" + testCode ...
@@ -65,6 +67,11 @@ struct TestSpec {
     static TestSpec from_vars(const boost::json::object& vars);
     static TestSpec from_vars_json(std::string_view vars_json);
 };
+
+// The vars object in `vars_json` (JSON as Python's json module writes it, lone surrogate escapes included: a
+// string that holds one is named in the input_error, "vars.testCode holds \udcff ..."). Throws input_error for
+// what is not a JSON object of text.
+boost::json::object vars_from_json(std::string_view vars_json);
 
 // One case of a test: a call, an assert snippet, HumanEval's check() or one stdin/stdout run.
 struct CaseResult {
@@ -106,6 +113,9 @@ struct PreparedEvaluation {
     Verdict verdict;
     std::optional<ExecRequest> request;
     std::string marker;  // delimits the harness's results in the program's stdout
+    // When the vars named no language and the answer's fence chose it: which, and how to choose, for a failing
+    // verdict's reason.
+    std::string language_note;
 };
 
 class Runner {

@@ -18,6 +18,7 @@ struct TemplateManifest {
     std::string python_version;            // "3.11.7"
     std::string base_python;               // the interpreter its virtualenv was made with
     std::string requirements_hash;         // sha256 of requirements, Python and files: a rebuild with the same reuses it
+    std::string requirements;              // the requirements file's text, as built
     std::map<std::string, std::string> packages;  // name -> version, as installed
     std::vector<std::string> files;        // where the copied files are, relative to files/
     std::string build_id;                  // changes with every build, so a rebuilt template is told apart
@@ -31,15 +32,34 @@ struct TemplateManifest {
 // $E2BEVAL_CACHE_DIR, else $XDG_CACHE_HOME/e2beval, else ~/.cache/e2beval; templates live in its templates/.
 std::filesystem::path templates_directory();
 
-// Names that mean "no template": "", and the names of E2B's own templates ("base", "code-interpreter-v1"),
-// which map to the default environment (the interpreter e2beval runs code with). Builds refuse them.
+// Names that mean "no template", the default environment (the interpreter e2beval runs code with): "", "base"
+// (E2B's bare template) and "e2beval". Builds refuse them.
 bool is_default_template(const std::string& name);
+
+// The built-in template: E2B's code-interpreter environment (the Python packages of E2B's code-interpreter
+// template, at E2B's pins: src/local/templates/code-interpreter-v1.txt), built on first use.
+inline constexpr const char* kCodeInterpreterTemplate = "code-interpreter-v1";
+
+// kCodeInterpreterTemplate for the names E2B gives its code-interpreter template ("code-interpreter-v1", the
+// SDK's default, and the older "code-interpreter" and "code-interpreter-beta"); "" for any other name.
+std::string builtin_template_name(const std::string& name);
 
 // The built templates, by name.
 std::vector<TemplateManifest> list_templates();
 
-// The template called `name`. Throws input_error naming the known templates when there is none.
+// The template called `name`, as built (a lookup: it builds nothing). Throws unknown_template_error naming the
+// known templates when there is none.
 TemplateManifest find_template(const std::string& name);
+
+// The template `name` names, ready to use: a built one, or the built-in one, which is built first when it is
+// missing or was built from other requirements (pip's log on stderr, as `e2beval template build` shows it; the
+// check runs once per process). `python` builds it (empty: $E2BEVAL_PYTHON, else python3). Throws
+// unknown_template_error naming the known templates, sandbox_error when the build fails.
+TemplateManifest resolve_template(const std::string& name, const std::string& python = "");
+
+// Builds (or reuses, by hash) the built-in template `name` (a name builtin_template_name() knows) from its
+// embedded requirements with `python` (empty: $E2BEVAL_PYTHON, else python3); `force` rebuilds anyway.
+TemplateManifest build_builtin_template(const std::string& name, const std::string& python, bool force = false);
 
 struct TemplateBuildOptions {
     std::string name;

@@ -1,4 +1,5 @@
 # why: a cell that prints 100 MB in many lines and writes 50 MB to stderr gets each stream cut at 1 MiB with the marker; the host's peak memory stays far below the output's size
+# timeout: 90
 import resource
 
 

@@ -1,0 +1,223 @@
+"""A process's sandbox cgroups go within a second of its end, however it ends (docs/sandbox.md, "When the owner
+ends"): it exits normally, calls os._exit, or is SIGKILLed (a promptfoo worker that timed out) while its
+sandboxes are alive — e2beval.Sandbox sessions (one running a background command), the warm pool's zygote, and
+one-shot executions, warm and cold, still running. The cgroup reaper that removes them ends too, and it never
+touches the cgroups of another e2beval process that is still alive. The sandboxes' processes die with their
+owner by themselves, reaper or not. Real processes and cgroups throughout; the cgroup directories are listed
+directly, never through an e2beval process (whose start would sweep them)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+WAIT_S = 120.0  # a bound so a stuck owner fails the test instead of hanging it; never a timing assertion
+WITHIN_S = 1.0  # what docs/sandbox.md promises: the cgroups are gone within a second of their owner's end
+
+OWNER = textwrap.dedent("""
+    import os, sys, threading, time
+    from pathlib import Path
+    import e2beval
+    from e2beval import Sandbox
+    from e2beval.sandbox import ready_sandbox_pids
+
+    how, parent = sys.argv[1], sys.argv[2]
+    prefix = f"e2beval-{os.getpid()}-"
+
+    def my_cgroups():
+        found = {}
+        for name in os.listdir(parent):
+            try:
+                if name.startswith(prefix):
+                    found[name] = Path(parent, name, "cgroup.procs").read_text().split()
+            except FileNotFoundError:
+                pass  # a finished execution's cgroup, removed since it was listed
+        return found
+
+    def children(pid):
+        return sum(len(Path(task, "children").read_text().split()) for task in Path(f"/proc/{pid}/task").iterdir())
+
+    def wait_for(condition, what):
+        deadline = time.monotonic() + 60
+        while not condition():
+            assert time.monotonic() < deadline, what
+            time.sleep(0.02)
+
+    sessions = [Sandbox.create(timeout=600) for _ in range(2)]
+    assert sessions[0].run_code("6 * 7").text == "42"
+    sessions[1].commands.run("sleep 1000", background=True)
+    wait_for(ready_sandbox_pids, "the pool of ready sandboxes did not refill")  # no session starts after this
+    assert e2beval.execute("print('warm')", pool=True)["stdout"] == "warm\\n"
+    warm_and_sessions = set(my_cgroups())
+    assert e2beval.execute("print('cold')", pool=False)["stdout"] == "cold\\n"
+    # A finished cold execution's cgroup goes after its result (docs/sandbox.md): wait, so that what the owner
+    # has from here on is its sessions' and its zygote's.
+    wait_for(lambda: set(my_cgroups()) <= warm_and_sessions, "a finished cold execution's cgroup stayed")
+    if how != "exit":
+        # Two one-shot executions still running when the owner ends: a warm one (the zygote's child, in one of
+        # its cgroups, while its next standby waits in the other) and a cold one (its init and program in a
+        # cgroup of their own). Daemon threads: a normal exit would wait for them.
+        before = set(my_cgroups())
+        zygote = e2beval.pool_info()[0]["pid"]
+        for pool in (True, False):
+            threading.Thread(target=e2beval.execute, args=("import time; time.sleep(600)",),
+                             kwargs={"pool": pool, "timeout": 600}, daemon=True).start()
+        wait_for(lambda: children(zygote) >= 2, "the warm execution did not start")
+        wait_for(lambda: any(len(procs) >= 2 for name, procs in my_cgroups().items() if name not in before),
+                 "the cold execution did not start")
+    print("ready", flush=True)
+    for line in sys.stdin:  # "run": the first session runs code, so a live owner is seen to be served
+        print(sessions[0].run_code("6 * 7").text, flush=True)
+    if how == "_exit":
+        os._exit(0)
+    # "exit": the script just ends, sandboxes alive; "sigkill": the test kills it before stdin closes
+""")
+
+
+
+@pytest.fixture(scope="module")
+def parents() -> list[str]:
+    """Where sandbox cgroups are made, asked once before any owner starts (doctor's sweep is over by then)."""
+    cli = Path(sys.executable).with_name("e2beval")
+    doctor = json.loads(subprocess.run([str(cli), "doctor", "--json"], capture_output=True, text=True,
+                                       timeout=WAIT_S).stdout)
+    found = doctor["cgroups"]["parents"]
+    assert found, "this host gives e2beval no cgroups, so there is nothing to check; run it where cgroups work"
+    return found
+
+
+def cgroups_of(pid: int, parents: list[str]) -> list[str]:
+    return sorted(os.path.join(parent, name) for parent in parents for name in os.listdir(parent)
+                  if name.startswith(f"e2beval-{pid}-"))
+
+
+def reapers_of(pid: int) -> list[int]:
+    """The cgroup reapers watching `pid` (their command line names its cgroups' prefix)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if arguments[0] == b"e2beval-cgroup-reaper" and arguments[1:2] and arguments[1].startswith(f"e2beval-{pid}-".encode()):
+            found.append(int(entry.name))
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below `pid` now (its sandboxes' inits and everything in them), by their parent links."""
+    parent_of = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            parent_of[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, grew = {pid}, True
+    while grew:
+        below = {child for child, parent in parent_of.items() if parent in found}
+        grew = not below <= found
+        found |= below
+    return sorted(found - {pid})
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def start_owner(how: str, parents: list[str]) -> subprocess.Popen:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, how, parents[0]], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    assert owner.stdout.readline() == "ready\n", "the owner did not start its sandboxes"
+    return owner
+
+
+def end_owner(owner: subprocess.Popen, how: str) -> None:
+    if how == "sigkill":
+        owner.kill()
+    else:
+        owner.stdin.close()
+    owner.wait(timeout=WAIT_S)
+    if how != "sigkill":
+        assert owner.returncode == 0
+
+
+def wait_until_gone(pid: int, parents: list[str], within_s: float) -> list[str]:
+    """Polls until no cgroup of `pid` is left or `within_s` has passed; returns what is left."""
+    deadline = time.monotonic() + within_s
+    while (left := cgroups_of(pid, parents)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return left
+
+
+@pytest.mark.parametrize("how", ["exit", "_exit", "sigkill"])
+def test_an_owners_cgroups_go_within_a_second_of_its_end(how, parents):
+    owner = start_owner(how, parents)
+    try:
+        # Sessions (two, and the pool's ready one), the zygote's two, the running cold execution's: per hierarchy.
+        assert len(cgroups_of(owner.pid, parents)) >= 5 * len(parents)
+    finally:
+        end_owner(owner, how)
+    left = wait_until_gone(owner.pid, parents, WITHIN_S)
+    assert left == [], f"{len(left)} cgroups of the owner are still there a second after its end ({how})"
+    # The reaper's work is done, so it ends (it is nobody's child to wait for it here: poll).
+    deadline = time.monotonic() + WAIT_S
+    while reapers_of(owner.pid):
+        assert time.monotonic() < deadline, "the cgroup reaper stayed after the owner's cgroups were gone"
+        time.sleep(0.02)
+
+
+def test_a_killed_owners_reaper_leaves_a_live_owners_cgroups_alone(parents):
+    killed, alive = start_owner("sigkill", parents), start_owner("exit", parents)
+    try:
+        alive_cgroups = cgroups_of(alive.pid, parents)
+        assert alive_cgroups
+        end_owner(killed, "sigkill")
+        assert wait_until_gone(killed.pid, parents, WITHIN_S) == []
+        deadline = time.monotonic() + WAIT_S
+        while reapers_of(killed.pid):  # its reaper has finished, and removed nothing of the live owner's
+            assert time.monotonic() < deadline, "the killed owner's cgroup reaper did not end"
+            time.sleep(0.02)
+        assert cgroups_of(alive.pid, parents) == alive_cgroups
+        alive.stdin.write("run\n")
+        alive.stdin.flush()
+        assert alive.stdout.readline() == "42\n"
+    finally:
+        killed.kill()
+        end_owner(alive, "exit")
+    assert wait_until_gone(alive.pid, parents, WITHIN_S) == []
+
+
+def test_a_killed_owners_sandboxes_die_with_it_without_the_reaper(parents):
+    """The reaper removes cgroups; their processes die with their owner by themselves (each sandbox's init has
+    PR_SET_PDEATHSIG, set again after it takes the sandbox's user, and its pid namespace ends with it). With the
+    reaper stopped, every process of the killed owner's sessions, zygote and running executions is gone; then
+    the reaper, continued, removes the cgroups, which are empty."""
+    owner = start_owner("sigkill", parents)
+    try:
+        sandboxes = descendants(owner.pid)
+        assert len(sandboxes) >= 10  # 3 sessions, the zygote's init, zygote and two executions, a cold init and program
+        reapers = reapers_of(owner.pid)
+        assert len(reapers) == 1, "no cgroup reaper watches the owner"
+        os.kill(reapers[0], signal.SIGSTOP)
+    finally:
+        end_owner(owner, "sigkill")
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while alive := [pid for pid in sandboxes if running(pid)]:
+            assert time.monotonic() < deadline, f"{len(alive)} sandbox processes outlived their owner: {alive}"
+            time.sleep(0.02)
+        for cgroup in cgroups_of(owner.pid, parents):
+            assert Path(cgroup, "cgroup.procs").read_text() == "", cgroup
+    finally:
+        os.kill(reapers[0], signal.SIGCONT)
+    assert wait_until_gone(owner.pid, parents, WITHIN_S) == []
