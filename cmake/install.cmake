@@ -5,14 +5,17 @@ include(CMakePackageConfigHelpers)
 set(E2BEVAL_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/e2beval
     CACHE STRING "Where e2bevalConfig.cmake is installed, relative to the prefix")
 
+# Everything here is the component `development`: a `pip install` tree has these rules too, and its wheel
+# takes only the component `python` (pyproject.toml).
 install(TARGETS e2beval EXPORT e2bevalTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT development)
 # Only include/e2beval/: private headers (src/) and generated ones (the embedded Python) stay in the build.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/e2beval DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.hpp")
-install(EXPORT e2bevalTargets NAMESPACE e2beval:: FILE e2bevalTargets.cmake DESTINATION ${E2BEVAL_INSTALL_CMAKEDIR})
+        COMPONENT development FILES_MATCHING PATTERN "*.hpp")
+install(EXPORT e2bevalTargets NAMESPACE e2beval:: FILE e2bevalTargets.cmake DESTINATION ${E2BEVAL_INSTALL_CMAKEDIR}
+        COMPONENT development)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/e2bevalConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/e2bevalConfig.cmake
@@ -27,10 +30,18 @@ endif()
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/e2bevalConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY ${E2BEVAL_COMPATIBILITY})
 install(FILES ${PROJECT_BINARY_DIR}/e2bevalConfig.cmake ${PROJECT_BINARY_DIR}/e2bevalConfigVersion.cmake
-        DESTINATION ${E2BEVAL_INSTALL_CMAKEDIR})
+        DESTINATION ${E2BEVAL_INSTALL_CMAKEDIR} COMPONENT development)
 
 # pkg-config, for builds without CMake: `c++ -std=c++20 main.cpp $(pkg-config --cflags --libs --static e2beval)`.
 # The library is static by default, so its private dependencies are listed for --static.
+# The prefix is found from the .pc file's own place (pkg-config's ${pcfiledir}), so an install with
+# `cmake --install --prefix` anywhere (tests/consumers installs from the pip-configured build/cpp) is right.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(E2BEVAL_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH E2BEVAL_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+  set(E2BEVAL_PC_PREFIX "\${pcfiledir}/${E2BEVAL_PC_TO_PREFIX}")
+endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(E2BEVAL_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 else()
@@ -42,4 +53,4 @@ else()
   set(E2BEVAL_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/e2beval.pc.in ${PROJECT_BINARY_DIR}/e2beval.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/e2beval.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${PROJECT_BINARY_DIR}/e2beval.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)

@@ -27,9 +27,10 @@ for target in "${TARGETS[@]}"; do
     request)
       # http_exchange.cpp only writes answers (the harness needs its json_response); its coroutines trip clang
       # 14's assembler under the fuzzer's instrumentation ("Cannot represent a difference across sections"),
-      # so it is built plain and linked in uninstrumented.
+      # so it is built plain and linked in uninstrumented, with the stream it writes on (server_stream.cpp).
       clang++ -std=c++20 -O1 -Iinclude -Isrc -DBOOST_ASIO_NO_DEPRECATED -c src/server/http_exchange.cpp -o "$OUT/http_exchange.o"
-      clang++ $FLAGS -DBOOST_ASIO_NO_DEPRECATED fuzz/fuzz_request.cpp $SERVER_SOURCES "$OUT/http_exchange.o" \
+      clang++ -std=c++20 -O1 -Iinclude -Isrc -DBOOST_ASIO_NO_DEPRECATED -c src/server/server_stream.cpp -o "$OUT/server_stream.o"
+      clang++ $FLAGS -DBOOST_ASIO_NO_DEPRECATED fuzz/fuzz_request.cpp $SERVER_SOURCES "$OUT/http_exchange.o" "$OUT/server_stream.o" \
         -o "$OUT/fuzz_request" -lboost_json -lboost_url -lssl -lcrypto ;;
     *) echo "fuzz/run.sh: unknown target '$target' (extract, scan, request)" >&2; exit 2 ;;
   esac

@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
 # Sets up everything e2beval needs on Debian 12, from nothing: system packages (apt), a project-local
 # Python virtualenv with e2beval built and installed in it (pip), promptfoo and Node 22 (npm, in
-# tools/promptfoo), the official E2B JavaScript SDKs (npm, in node_modules). Idempotent: a second run only rebuilds what changed.
+# tools/promptfoo), with --e2b or --tests the official E2B SDKs (pip, and npm in node_modules). Idempotent: a second run only rebuilds what changed.
+#   scripts/setup.sh           what the demo needs (scripts/demo.sh)
+#   scripts/setup.sh --e2b     and the official E2B SDKs (PyPI and npm, pinned), for examples/e2b
+#   scripts/setup.sh --tests   and what only the tests need (scripts/test.sh): their apt packages, pytest, the
+#                              E2B SDKs, and the C++ tests configured in the build tree (built by scripts/test.sh)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+for_tests=0
+for_e2b=0
+case "${1:-}" in
+  --tests) for_tests=1 ;;
+  --e2b) for_e2b=1 ;;
+  "") ;;
+  *) echo "setup.sh: unknown argument '$1' (none, --e2b or --tests)" >&2; exit 2 ;;
+esac
 
 # ---- 1. system packages ----------------------------------------------------------------------------
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
-  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libssl-dev libseccomp-dev zlib1g-dev doctest-dev
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libssl-dev libseccomp-dev zlib1g-dev
   python3 python3-dev python3-venv
-  chromium  # headless, for the HTML report's screenshot test (tests/integration/test_report_screenshot.py)
 )
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
+if [ "$for_tests" = 1 ]; then
+  APT_PACKAGES+=(
+    doctest-dev  # the C++ tests (tests/cpp)
+    chromium     # headless, for the HTML report's screenshot test (tests/integration/test_report_screenshot.py)
+  )
+fi
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
@@ -41,17 +58,31 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 VENV_PY="$ROOT/.venv/bin/python"
-# The official E2B SDKs are test dependencies, pinned: tests check e2beval.Sandbox against their API and run
-# them unchanged against `e2beval serve` (tests/serve; docs/serve.md names the versions tested).
-if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
-  say "installing Python build and test dependencies"
+# What the build needs (the demo needs nothing else from PyPI: promptfoo runs e2beval's assertion with .venv's
+# Python, which imports only e2beval and the standard library).
+if ! "$VENV_PY" -c "import scikit_build_core, pybind11" >/dev/null 2>&1; then
+  say "installing Python build dependencies"
   "$VENV_PY" -m pip install -q --upgrade pip
-  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7" "PyYAML>=6" \
-    "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
+  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
 fi
-say "building and installing e2beval into .venv (incremental: build/python-*)"
+# The tests' (--tests) and the E2B examples' (--e2b). The official E2B SDKs are pinned: tests check
+# e2beval.Sandbox against their API and run them unchanged against `e2beval serve` (tests/serve; docs/serve.md
+# names the versions tested).
+if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
+  if ! "$VENV_PY" -c "import pytest, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
+    say "installing Python test dependencies and the E2B SDKs"
+    "$VENV_PY" -m pip install -q "pytest>=7" "PyYAML>=6" \
+      "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
+  fi
+fi
+# One build tree, build/cpp, serves the module and the CLI (this wheel), the C++ tests (configured here with
+# --tests, built by scripts/test.sh) and the consumers' install (tests/consumers/run.sh): each source is
+# compiled once. docs/building.md.
+say "building and installing e2beval into .venv (incremental: build/cpp)"
 export CMAKE_GENERATOR=Ninja
-"$VENV_PY" -m pip install -q --no-build-isolation "$ROOT"
+BUILD_SETTINGS=(-C "build-dir=$ROOT/build/cpp")
+[ "$for_tests" = 1 ] && BUILD_SETTINGS+=(-C cmake.define.E2BEVAL_BUILD_TESTS=ON)
+"$VENV_PY" -m pip install -q --no-build-isolation "${BUILD_SETTINGS[@]}" "$ROOT"
 
 # ---- 3. promptfoo and the Node 22 it needs, project-local -------------------------------------------
 NODE_BIN="$ROOT/tools/promptfoo/node_modules/.bin"
@@ -71,7 +102,9 @@ fi
 # file's directory upwards, so tests/serve/js and examples/e2b (and promptfoo loading the examples' .js files)
 # all find this one node_modules.
 stamp="$ROOT/node_modules/.e2beval-installed"
-if [ ! -f "$stamp" ] || [ "$ROOT/package-lock.json" -nt "$stamp" ] || [ "$ROOT/package.json" -nt "$stamp" ]; then
+if [ "$for_tests" = 0 ] && [ "$for_e2b" = 0 ]; then
+  say "E2B JavaScript SDKs: not needed by the demo (scripts/setup.sh --e2b or --tests installs them)"
+elif [ ! -f "$stamp" ] || [ "$ROOT/package-lock.json" -nt "$stamp" ] || [ "$ROOT/package.json" -nt "$stamp" ]; then
   say "installing the E2B JavaScript SDKs (@e2b/code-interpreter, e2b) into node_modules (versions pinned by package-lock.json)"
   npm install --no-save --no-audit --no-fund --loglevel=error
   touch "$stamp"

@@ -3,7 +3,7 @@
 # the integration tests that drive the real promptfoo CLI, and the C++ consumer projects (packaging).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$ROOT/scripts/setup.sh"
+bash "$ROOT/scripts/setup.sh" --tests  # also what only the tests need (Chromium, doctest)
 source "$ROOT/scripts/env.sh"
 cd "$ROOT"
 
@@ -24,9 +24,9 @@ template_pid=$!
 set +m
 trap 'kill -INT -- "-$template_pid" 2>/dev/null || true' EXIT
 
-echo "== C++: build (build/cpp) and doctest"
-cmake -S . -B build/cpp -G Ninja -DE2BEVAL_BUILD_TESTS=ON -DE2BEVAL_BUILD_PYTHON=OFF >/dev/null
-cmake --build build/cpp
+# build/cpp is the tree setup.sh built the module and the CLI in: only the tests' own sources compile here.
+echo "== C++: build the tests (build/cpp) and doctest"
+cmake --build build/cpp --target e2beval_tests
 ctest --test-dir build/cpp --output-on-failure
 
 if ! wait "$template_pid"; then

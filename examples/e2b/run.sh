@@ -26,7 +26,7 @@ done
 for tool in e2beval promptfoo; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is not installed: run scripts/setup.sh first" >&2; exit 2; }
 done
-[ -d "$ROOT/node_modules/@e2b/code-interpreter" ] || { echo "run.sh: @e2b/code-interpreter is not installed: run scripts/setup.sh first" >&2; exit 2; }
+[ -d "$ROOT/node_modules/@e2b/code-interpreter" ] || { echo "run.sh: @e2b/code-interpreter is not installed: run scripts/setup.sh --e2b first" >&2; exit 2; }
 
 scratch="$(mktemp -d)"
 server_pid=""

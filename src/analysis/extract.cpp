@@ -191,14 +191,6 @@ std::vector<FoundBlock> find_fenced_blocks(const std::vector<std::string_view>& 
 // ---------------------------------------------------------------------------------------------------------
 // Python structure, on tokens so that strings and comments never look like code
 
-bool is_name(const PyToken& token, std::string_view text) {
-    return token.kind == PyTokenKind::name && token.text == text;
-}
-
-bool is_op(const PyToken& token, std::string_view text) {
-    return token.kind == PyTokenKind::op && token.text == text;
-}
-
 // The line of `def name(` (also `async def name(`), if the code defines that function.
 std::optional<std::size_t> python_definition_line(std::string_view code, std::string_view name) {
     if (code.find(name) == std::string_view::npos) return std::nullopt;  // most blocks: no tokenizing needed

@@ -20,6 +20,14 @@ struct PyToken {
     std::size_t indent = 0;            // indentation width of that line (tabs to multiples of 8)
 };
 
+// The name or the operator `text` (shared by extract.cpp and safety.cpp).
+inline bool is_name(const PyToken& token, std::string_view text) {
+    return token.kind == PyTokenKind::name && token.text == text;
+}
+inline bool is_op(const PyToken& token, std::string_view text) {
+    return token.kind == PyTokenKind::op && token.text == text;
+}
+
 struct PyTokens {
     std::vector<PyToken> tokens;
     // Tokens of the expressions inside f-string `{...}` fields, each field followed by a newline token.

@@ -375,14 +375,6 @@ std::string unescape(std::string_view body) {
 using detail::PyToken;
 using detail::PyTokenKind;
 
-bool is_name(const PyToken& token, std::string_view text) {
-    return token.kind == PyTokenKind::name && token.text == text;
-}
-
-bool is_op(const PyToken& token, std::string_view text) {
-    return token.kind == PyTokenKind::op && token.text == text;
-}
-
 bool ends_statement(const PyToken& token) { return token.kind == PyTokenKind::newline || is_op(token, ";"); }
 
 bool is_open_bracket(const PyToken& token) { return is_op(token, "(") || is_op(token, "[") || is_op(token, "{"); }

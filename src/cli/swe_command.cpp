@@ -48,7 +48,7 @@ std::string python_path_for_sandbox(const std::string& interpreter) {
     return interpreter;
 }
 
-unsigned jobs_option(const ParsedArgs& args) {
+unsigned swe_jobs_option(const ParsedArgs& args) {
     const auto text = args.value("--jobs").value_or("1");
     if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0)
         throw usage_error("--jobs expects a whole number from 1 to 999, got '" + text + "'");
@@ -67,7 +67,7 @@ void write_json(const fs::path& path, const json::value& value) {
     std::ofstream(path) << to_json_text(value) << "\n";
 }
 
-std::string describe(const Verdict& verdict) {
+std::string describe(const swe::Verdict& verdict) {
     std::string text(to_string(verdict.status));
     if (verdict.status == EvaluationStatus::unresolved || verdict.status == EvaluationStatus::resolved)
         text += " (" + std::string(to_string(verdict.resolution)) + ")";
@@ -90,7 +90,7 @@ int swe_command(const ParsedArgs& args) {
     const bool validate = args.flag("--validate");
     const auto predictions_path = args.value("--predictions");
     if (!validate && !predictions_path) throw usage_error("--predictions is required (or --validate to check the instances themselves)");
-    const auto jobs = jobs_option(args);
+    const auto jobs = swe_jobs_option(args);
     const fs::path output_dir = args.value("--output-dir").value_or("swe_reports");
 
     auto instances = read_instances(*instances_path);
@@ -138,7 +138,7 @@ int swe_command(const ParsedArgs& args) {
             std::cerr << "e2beval swe: a prediction names instance " << id << ", which " << *instances_path << " does not hold; skipped\n";
     }
 
-    std::vector<Verdict> verdicts(work.size());
+    std::vector<swe::Verdict> verdicts(work.size());
     std::vector<std::vector<std::string>> problems(work.size());
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> done{0};

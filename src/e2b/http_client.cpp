@@ -25,6 +25,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
+#include "core/erased_io.hpp"
 #include "e2beval/version.hpp"
 
 namespace e2beval::e2b {
@@ -77,7 +78,11 @@ namespace {
 
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
+// Plain or TLS, as one AsyncStream for Beast's operations: reads and writes go through start_read_some and
+// start_write_some, so the TCP and TLS streams' operations are instantiated once (core/erased_io.hpp).
 struct Connection {
+    using executor_type = beast::tcp_stream::executor_type;
+
     template <typename Stream, typename... Args>
     explicit Connection(std::in_place_type_t<Stream> type, Args&&... args) : stream(type, std::forward<Args>(args)...) {}
 
@@ -87,6 +92,30 @@ struct Connection {
 
     beast::tcp_stream& tcp() {
         return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); }, stream);
+    }
+    executor_type get_executor() { return tcp().get_executor(); }
+
+    template <class MutableBuffers, class Token>
+    auto async_read_some(const MutableBuffers& buffers, Token&& token) {
+        return asio::async_initiate<Token, void(beast::error_code, std::size_t)>(
+            [this](auto handler, const MutableBuffers& into) {
+                start_read_some(MutableBufferList::of(into), erase_io_handler(std::move(handler), get_executor()));
+            },
+            token, buffers);
+    }
+    template <class ConstBuffers, class Token>
+    auto async_write_some(const ConstBuffers& buffers, Token&& token) {
+        return asio::async_initiate<Token, void(beast::error_code, std::size_t)>(
+            [this](auto handler, const ConstBuffers& from) {
+                start_write_some(ConstBufferList::of(from), erase_io_handler(std::move(handler), get_executor()));
+            },
+            token, buffers);
+    }
+    void start_read_some(MutableBufferList into, IoHandler handler) {
+        std::visit([&](auto& s) { s.async_read_some(into, std::move(handler)); }, stream);
+    }
+    void start_write_some(ConstBufferList from, IoHandler handler) {
+        std::visit([&](auto& s) { s.async_write_some(from, std::move(handler)); }, stream);
     }
 };
 
@@ -283,8 +312,7 @@ struct HttpClient::Impl {
 
         ++counters.requests;
         connection->tcp().expires_after(step(settings.io_timeout, deadline, call));
-        auto [write_error, written] = co_await std::visit(
-            [&](auto& stream) { return http::async_write(stream, request, asio::as_tuple(asio::use_awaitable)); }, connection->stream);
+        auto [write_error, written] = co_await http::async_write(*connection, request, asio::as_tuple(asio::use_awaitable));
         (void)written;
         if (write_error) {
             if (cancelled(cancellation)) throw AttemptFailure{CallError::Stage::cancelled, "cancelled"};
@@ -309,9 +337,8 @@ struct HttpClient::Impl {
         };
 
         connection->tcp().expires_after(step(read_timeout, deadline, call));
-        auto [header_error, header_bytes] = co_await std::visit(
-            [&](auto& stream) { return http::async_read_header(stream, connection->buffer, parser, asio::as_tuple(asio::use_awaitable)); },
-            connection->stream);
+        auto [header_error, header_bytes] =
+            co_await http::async_read_header(*connection, connection->buffer, parser, asio::as_tuple(asio::use_awaitable));
         (void)header_bytes;
         if (header_error) throw read_failure(header_error, false);
 
@@ -331,9 +358,8 @@ struct HttpClient::Impl {
             connection->tcp().expires_after(step(read_timeout, deadline, call));
             // read_some, not read: http::async_read returns only once the 16 KB chunk is full or the body ends,
             // which holds back a stream's events (a process's start, a cell's output) until much later.
-            auto [read_error, read_bytes] = co_await std::visit(
-                [&](auto& stream) { return http::async_read_some(stream, connection->buffer, parser, asio::as_tuple(asio::use_awaitable)); },
-                connection->stream);
+            auto [read_error, read_bytes] =
+                co_await http::async_read_some(*connection, connection->buffer, parser, asio::as_tuple(asio::use_awaitable));
             (void)read_bytes;
             if (read_error == http::error::need_buffer) read_error = {};
             if (read_error) throw read_failure(read_error, true);

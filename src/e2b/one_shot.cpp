@@ -37,7 +37,7 @@ constexpr const char* kRunScript =
     "exec \"$@\" < stdin\n";
 constexpr const char* kPrepareFailure = "e2beval-e2b: could not prepare";
 
-std::string seconds_text(std::chrono::milliseconds duration) {
+std::string seconds_decimal_text(std::chrono::milliseconds duration) {
     char text[32];
     std::snprintf(text, sizeof text, "%g s", static_cast<double>(duration.count()) / 1000.0);
     return text;
@@ -158,8 +158,8 @@ asio::awaitable<ExecResult> run_in(E2bSandbox::Engine& engine, const RemoteSandb
         state.healthy = false;
         result.outcome = Outcome::timeout;
         result.wall_time = wall;
-        result.detail = started_at ? "killed after the " + seconds_text(wall) + " wall-clock limit"
-                                   : "the E2B sandbox did not start the program within the " + seconds_text(wall) + " wall-clock limit (+30 s)";
+        result.detail = started_at ? "killed after the " + seconds_decimal_text(wall) + " wall-clock limit"
+                                   : "the E2B sandbox did not start the program within the " + seconds_decimal_text(wall) + " wall-clock limit (+30 s)";
         co_return result;
     }
     if (stopped_for == Outcome::output_limit) {
@@ -177,7 +177,7 @@ asio::awaitable<ExecResult> run_in(E2bSandbox::Engine& engine, const RemoteSandb
     if (signal == SIGXCPU) {
         result.outcome = Outcome::cpu_limit;
         result.signal = signal;
-        result.detail = "used more than the " + seconds_text(request.limits.cpu_time) + " cpu-time limit";
+        result.detail = "used more than the " + seconds_decimal_text(request.limits.cpu_time) + " cpu-time limit";
     } else if (signal != 0) {
         result.outcome = Outcome::signaled;
         result.signal = signal;

@@ -25,7 +25,7 @@ namespace {
 constexpr std::uint64_t kBufferCapBytes = 1024 * 1024;  // per stream per command, as the local agent's cap
 constexpr std::chrono::milliseconds kDefaultCommandTimeout{60'000};
 
-json::object reply(json::object fields = {}) {
+json::object command_reply(json::object fields = {}) {
     fields["type"] = "reply";
     return fields;
 }
@@ -124,7 +124,7 @@ void deliver(const std::shared_ptr<SessionCore>& core, const std::shared_ptr<Rem
                 listener->channel->push(start);
                 if (listener->kill_on_start) kill_in_background(core, event.pid);
                 if (listener->start_only) {
-                    listener->channel->finish(reply({{"pid", event.pid}}));
+                    listener->channel->finish(command_reply({{"pid", event.pid}}));
                     listener->control->request(CallControl::Stop::ended);
                     it = command->listeners.erase(it);
                 } else {
@@ -221,7 +221,7 @@ asio::awaitable<std::optional<json::object>> follow_until_end(std::shared_ptr<Se
             case CallControl::Stop::killed: std::rethrow_exception(core->closed_error());
             case CallControl::Stop::detach:
                 std::erase(command->listeners, listener);
-                co_return reply({{"detached", true}});
+                co_return command_reply({{"detached", true}});
             case CallControl::Stop::interrupt:
                 control.clear();
                 if (command->pid) kill_in_background(core, command->pid);
@@ -365,7 +365,7 @@ asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, c
                                                  {"envs", json::value_from(command->envs)}, {"cwd", command->cwd},
                                                  {"tag", command->tag.empty() ? json::value(nullptr) : json::value(command->tag)},
                                                  {"running", false}, {"background", command->background}});
-        co_return reply({{"processes", std::move(processes)}});
+        co_return command_reply({{"processes", std::move(processes)}});
     }
     const int pid = pid_of(request);
     const auto known = core->commands.find(pid);
@@ -373,7 +373,7 @@ asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, c
     if (op == "command_kill") {
         const auto name = optional_string(request, "signal").value_or("SIGKILL");
         if (name != "SIGKILL" && name != "SIGTERM") co_return failure("invalid", "\"signal\" must be SIGKILL or SIGTERM (what envd sends)");
-        if (command && command->end) co_return reply({{"killed", false}});
+        if (command && command->end) co_return command_reply({{"killed", false}});
         bool killed = true;
         try {
             co_await api.send_signal(core->remote, pid, name == "SIGKILL" ? SIGKILL : SIGTERM);
@@ -381,7 +381,7 @@ asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, c
             if (!(refused.code() == "not_found" || refused.status() == 404)) throw;
             killed = false;  // unknown or already ended
         }
-        co_return reply({{"killed", killed}});
+        co_return command_reply({{"killed", killed}});
     }
     if (command && command->end) co_return failure("invalid", "command " + std::to_string(pid) + " has ended: its stdin is gone");
     if (command && !command->stdin_open)
@@ -393,13 +393,13 @@ asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, c
         if (encoded) base64_decode(*encoded);  // invalid base64 → input_error
         auto message = input_message(pid, encoded ? *encoded : base64_encode(*text));
         co_await api.envd_call(core->remote, "process.Process/SendInput", std::move(message), false);
-        co_return reply();
+        co_return command_reply();
     }
     if (op == "command_close_stdin") {
         auto message = process_selector(pid);
         co_await api.envd_call(core->remote, "process.Process/CloseStdin", std::move(message), true);
         if (known != core->commands.end()) known->second->stdin_open = false;
-        co_return reply();
+        co_return command_reply();
     }
     co_return failure("invalid", "unknown op '" + op + "'; docs/session-protocol.md lists the ops");
 }

@@ -35,7 +35,7 @@ std::string number_text(double value) {
 }
 
 // Text in double quotes with its invisible characters spelled out, for details about whitespace.
-std::string quoted(std::string_view text, std::size_t max_bytes = 80) {
+std::string quoted_excerpt(std::string_view text, std::size_t max_bytes = 80) {
     return quoted_literal(text, '"', max_bytes);
 }
 
@@ -547,13 +547,13 @@ std::optional<std::string> difference(const Literal& expected, const Literal& ac
             for (const auto& [key, value] : expected.entries) {
                 const auto other = std::lower_bound(actual.entries.begin(), actual.entries.end(), key,
                                                     [](const auto& entry, const std::string& k) { return entry.first < k; });
-                if (other == actual.entries.end() || other->first != key) return at() + "missing key " + quoted(key, 40);
-                if (auto found = difference(value, other->second, rule, path + "[" + quoted(key, 40) + "]")) return found;
+                if (other == actual.entries.end() || other->first != key) return at() + "missing key " + quoted_excerpt(key, 40);
+                if (auto found = difference(value, other->second, rule, path + "[" + quoted_excerpt(key, 40) + "]")) return found;
             }
             for (const auto& [key, value] : actual.entries) {
                 const bool known = std::binary_search(expected.entries.begin(), expected.entries.end(), std::pair(key, Literal{}),
                                                       [](const auto& a, const auto& b) { return a.first < b.first; });
-                if (!known) return at() + "unexpected key " + quoted(key, 40);
+                if (!known) return at() + "unexpected key " + quoted_excerpt(key, 40);
             }
             return std::nullopt;
         }
@@ -699,8 +699,8 @@ Comparison compare_output(std::string_view expected, std::string_view actual, co
         case CompareKind::exact:
             if (expected == actual) return {true, {}};
             if (trim_whitespace(expected) == trim_whitespace(actual))
-                return {false, "exact: the texts differ in leading or trailing whitespace: expected " + quoted(expected) +
-                                   ", got " + quoted(actual)};
+                return {false, "exact: the texts differ in leading or trailing whitespace: expected " + quoted_excerpt(expected) +
+                                   ", got " + quoted_excerpt(actual)};
             return {false, {}};
         case CompareKind::trimmed:
             if (trim_whitespace(expected) == trim_whitespace(actual)) return {true, {}};

@@ -19,7 +19,7 @@ std::string valid_kinds() {
     return text;
 }
 
-const json::value* field(const json::object& object, std::initializer_list<std::string_view> names) {
+const json::value* first_field(const json::object& object, std::initializer_list<std::string_view> names) {
     for (const auto name : names)
         if (const auto* found = object.if_contains(name); found && !found->is_null()) return found;
     return nullptr;
@@ -104,9 +104,9 @@ ResultCell prepare_result_cell(std::string_view model_output, const json::object
         if (!value->is_string()) throw input_error("vars." + std::string(name) + " must be a string, got " + json::serialize(*value));
         append(value->get_string());
     };
-    part(field(vars, {"setup"}), "setup");
+    part(first_field(vars, {"setup"}), "setup");
     append(run.extraction->code);
-    part(field(vars, {"testCode", "test_code"}), "testCode");
+    part(first_field(vars, {"testCode", "test_code"}), "testCode");
     cell += "\n";
     prepared.cell = std::move(cell);
     run.status = AnswerStatus::ran;  // may run: nothing has yet
@@ -115,7 +115,7 @@ ResultCell prepare_result_cell(std::string_view model_output, const json::object
 
 bool vars_describe_test(const json::object& vars) {
     // Every key by which TestSpec::from_vars picks (or refuses) a shape: with any of them, the test is graded.
-    return field(vars, {"function_name", "functionName", "test_cases", "testCases", "test_input", "testInput",
+    return first_field(vars, {"function_name", "functionName", "test_cases", "testCases", "test_input", "testInput",
                         "entry_point", "entryPoint", "tests", "cases", "testCode", "test_code", "test"}) != nullptr;
 }
 

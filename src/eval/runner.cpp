@@ -101,7 +101,6 @@ std::string identifier(const json::value& value, std::string_view name) {
     return text;
 }
 
-std::string trim(std::string_view text) { return trim_whitespace(text); }
 
 // At most `max_bytes` of `text` (cut on a character boundary, "…" appended), so reasons stay readable.
 std::string clip(std::string_view text, std::size_t max_bytes = 500) {
@@ -137,7 +136,7 @@ std::string last_exception(const std::string& stderr_data) {
     std::istringstream lines(stderr_data);
     std::string line, last;
     while (std::getline(lines, line))
-        if (!trim(line).empty() && line[0] != ' ') last = trim(line);
+        if (!trim_whitespace(line).empty() && line[0] != ' ') last = trim_whitespace(line);
     return last;
 }
 
@@ -208,7 +207,7 @@ void read_asserts(const json::value& tests, TestSpec& spec) {
         throw input_error("vars.tests must be Python code (a string) or a non-empty list of snippets, got " + json::serialize(tests));
     }
     for (std::size_t i = 0; i < spec.assert_snippets.size(); ++i)
-        if (trim(spec.assert_snippets[i]).empty())
+        if (trim_whitespace(spec.assert_snippets[i]).empty())
             throw input_error("vars.tests" + (tests.is_array() ? "[" + std::to_string(i) + "]" : std::string()) + " is empty");
 }
 
@@ -270,7 +269,7 @@ std::string setup_section(const std::string& setup, std::string_view marker) {
            "del __e2beval_setup\n\n";
 }
 
-std::vector<std::string_view> split_lines(std::string_view text) {
+std::vector<std::string_view> split_source_lines(std::string_view text) {
     std::vector<std::string_view> lines;
     while (!text.empty()) {
         const auto end = text.find('\n');
@@ -289,7 +288,7 @@ const std::map<std::string, std::string, std::less<>>& harness_sections() {
         std::map<std::string, std::string, std::less<>> found;
         constexpr std::string_view kStart = "# @section ";
         std::string* current = nullptr;
-        for (const auto line : split_lines(kHarnessSource)) {
+        for (const auto line : split_source_lines(kHarnessSource)) {
             if (line.starts_with(kStart)) current = &found[std::string(line.substr(kStart.size()))];
             else if (current) current->append(line).append("\n");
         }
@@ -363,7 +362,7 @@ std::string_view indentation(std::string_view line) { return line.substr(0, line
 
 // `code` without the leading whitespace all its non-blank lines share (Python's textwrap.dedent).
 std::string dedent(std::string_view code) {
-    const auto lines = split_lines(code);
+    const auto lines = split_source_lines(code);
     std::optional<std::string_view> common;
     for (const auto line : lines) {
         if (blank(line)) continue;
@@ -383,7 +382,7 @@ std::string dedent(std::string_view code) {
 std::string body_indentation(std::string_view prompt, std::string_view entry_point) {
     const auto definition = top_level_definition(prompt, entry_point);
     if (definition != std::string_view::npos) {
-        const auto lines = split_lines(prompt.substr(definition));
+        const auto lines = split_source_lines(prompt.substr(definition));
         for (std::size_t i = 1; i < lines.size(); ++i)
             if (!blank(lines[i]) && !indentation(lines[i]).empty()) return std::string(indentation(lines[i]));
     }
@@ -393,7 +392,7 @@ std::string body_indentation(std::string_view prompt, std::string_view entry_poi
 // Readings of a completion that continues the prompt, for the shapes front ends make of a model's answer
 // (promptfoo and chat UIs trim it): its first line's indentation stripped, or every line dedented.
 std::vector<std::string> reindented_completions(std::string_view completion, const std::string& indent) {
-    auto lines = split_lines(completion);
+    auto lines = split_source_lines(completion);
     std::size_t first = 0;
     while (first < lines.size() && blank(lines[first])) ++first;
     if (first == lines.size() || !indentation(lines[first]).empty()) return {};
@@ -492,13 +491,13 @@ std::vector<CaseResult> case_outlines(const TestSpec& spec) {
 // "Correct output: X" or "Expected X, got Y (detail)", the tutorial's wording for every compared output.
 void judge_output(CaseResult& result, const std::string& expected, const CompareMode& mode) {
     const auto comparison = compare_output(expected, result.actual, mode);
-    const auto got = trim(result.actual);
+    const auto got = trim_whitespace(result.actual);
     result.passed = comparison.equal;
     if (comparison.equal) {
         result.reason = "Correct output: " + clip(got);
         return;
     }
-    const auto shown = mode.kind == CompareKind::regex && mode.pattern ? *mode.pattern : trim(expected);
+    const auto shown = mode.kind == CompareKind::regex && mode.pattern ? *mode.pattern : trim_whitespace(expected);
     result.reason = "Expected " + clip(shown) + ", got " + (got.empty() ? std::string("(empty)") : clip(got));
     if (!comparison.detail.empty()) result.reason += " (" + comparison.detail + ")";
 }
@@ -809,7 +808,7 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
         if (exec.outcome != Outcome::ok)
             single.reason = execution_error() + (prepared.language_note.empty() ? "" : " (" + prepared.language_note + ")");
         else judge_output(single, *spec.expected_output, mode);
-        if (mode.kind != CompareKind::exact) single.actual = trim(single.actual);
+        if (mode.kind != CompareKind::exact) single.actual = trim_whitespace(single.actual);
     } else if (!complete) {
         for (auto& result : verdict.cases)
             result.reason = exec.outcome == Outcome::ok

@@ -48,7 +48,7 @@ std::string read_text(const fs::path& path) {
     return content.str();
 }
 
-std::string string_field(const json::object& object, std::string_view key) {
+std::string manifest_string(const json::object& object, std::string_view key) {
     const auto* value = object.if_contains(key);
     return value && value->is_string() ? std::string(value->as_string()) : std::string();
 }
@@ -65,14 +65,14 @@ TemplateManifest read_manifest(const fs::path& directory) {
     if (!parsed.is_object()) throw io_error("the template manifest " + path.string() + " is not a JSON object; rebuild the template");
     const auto& object = parsed.as_object();
     TemplateManifest manifest;
-    manifest.name = string_field(object, "name");
+    manifest.name = manifest_string(object, "name");
     manifest.directory = directory;
-    manifest.python_version = string_field(object, "python_version");
-    manifest.base_python = string_field(object, "base_python");
-    manifest.requirements_hash = string_field(object, "requirements_hash");
-    manifest.requirements = string_field(object, "requirements");
-    manifest.build_id = string_field(object, "build_id");
-    manifest.built_at = string_field(object, "built_at");
+    manifest.python_version = manifest_string(object, "python_version");
+    manifest.base_python = manifest_string(object, "base_python");
+    manifest.requirements_hash = manifest_string(object, "requirements_hash");
+    manifest.requirements = manifest_string(object, "requirements");
+    manifest.build_id = manifest_string(object, "build_id");
+    manifest.built_at = manifest_string(object, "built_at");
     if (const auto* packages = object.if_contains("packages"); packages && packages->is_object())
         for (const auto& [name, version] : packages->as_object())
             if (version.is_string()) manifest.packages[std::string(name)] = std::string(version.as_string());

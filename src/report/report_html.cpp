@@ -169,7 +169,7 @@ std::string utc_now() {
     return text;
 }
 
-std::string percent(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
+std::string percent_text(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
 
 std::string card(std::string_view css_class, const std::string& value, std::string_view label) {
     return "<div class=\"card " + std::string(css_class) + "\"><div class=\"value\">" + escape(value) +
@@ -315,7 +315,7 @@ std::string charts_section(const ReportData& data, const ReportSummary& summary)
     for (const auto& group : summary.groups) {
         const double total = static_cast<double>(std::max<std::size_t>(group.total, 1));
         const auto failed = group.total - group.passed - group.errors;
-        std::string annotation = percent(group.pass_rate()) + " (" + std::to_string(group.passed) + "/" + std::to_string(group.total) + ")";
+        std::string annotation = percent_text(group.pass_rate()) + " (" + std::to_string(group.passed) + "/" + std::to_string(group.total) + ")";
         rate_bars.push_back({group.provider + " / " + group.model,
                              {{static_cast<double>(group.passed) / total, kPassColor, std::to_string(group.passed) + " passed"},
                               {static_cast<double>(failed) / total, kFailColor, std::to_string(failed) + " failed"},
@@ -402,7 +402,7 @@ std::string groups_section(const ReportSummary& summary) {
              << numeric_cell(static_cast<double>(group.passed), std::to_string(group.passed))
              << numeric_cell(static_cast<double>(failed), std::to_string(failed))
              << numeric_cell(static_cast<double>(group.errors), std::to_string(group.errors))
-             << numeric_cell(group.pass_rate(), percent(group.pass_rate()));
+             << numeric_cell(group.pass_rate(), percent_text(group.pass_rate()));
         if (any_pass_at) {
             const double first = group.pass_at_k.empty() ? group.pass_rate() : group.pass_at_k.begin()->second;
             std::string shown = group.pass_at_k.empty() ? "–" : pass_at_text(group) + " (" + std::to_string(group.tasks) + " × " +
@@ -486,7 +486,7 @@ std::string render_html(const ReportData& data) {
         html << "<p class=\"source\" id=\"runs\">" << escape(runs) << "</p>\n";
 
     html << "<section class=\"summary\" id=\"summary\">" << report_charts::donut(summary.passed, summary.failed, summary.errors)
-         << "<div class=\"cards\">" << card("", percent(summary.pass_rate()), "pass rate")
+         << "<div class=\"cards\">" << card("", percent_text(summary.pass_rate()), "pass rate")
          << card("pass", std::to_string(summary.passed), "passed") << card("fail", std::to_string(summary.failed), "failed")
          << card("error", std::to_string(summary.errors), "errors") << card("", std::to_string(summary.total), "tests")
          << card("", fixed(summary.runtime_total_s, 2) + " s", "total runtime");

@@ -11,17 +11,13 @@
 #include "server/connect_protocol.hpp"
 #include "server/envd.hpp"
 #include "server/session_failures.hpp"
+#include "server/request_json.hpp"
 
 namespace e2beval::server {
 
 namespace json = boost::json;
 
 namespace {
-
-std::string string_of(const json::object& object, std::string_view key) {
-    if (const auto* value = object.if_contains(key); value && value->is_string()) return std::string(value->as_string());
-    return {};
-}
 
 json::object entry_of_reply(const json::object& reply) {
     const auto* entry = reply.if_contains("entry");
@@ -122,7 +118,7 @@ Response remove(const std::shared_ptr<ServedSandbox>& sandbox, const json::objec
                   [](const json::object&) { return json::object{}; });
 }
 
-Call call_named(std::string_view method) {
+Call filesystem_call_named(std::string_view method) {
     if (method == "Stat") return stat;
     if (method == "ListDir") return list_dir;
     if (method == "MakeDir") return make_dir;
@@ -134,7 +130,7 @@ Call call_named(std::string_view method) {
 }  // namespace
 
 std::optional<Plan> plan_filesystem(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method) {
-    const auto call = call_named(method);
+    const auto call = filesystem_call_named(method);
     if (!call) return std::nullopt;
     return plan_unary_connect_call(exchange, std::move(sandbox), "filesystem.Filesystem/" + std::string(method), call);
 }

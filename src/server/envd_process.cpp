@@ -12,6 +12,7 @@
 #include "server/session_failures.hpp"
 #include "server/streaming_call.hpp"
 #include "server/envd_process_calls.hpp"
+#include "server/request_json.hpp"
 
 namespace e2beval::server {
 
@@ -20,11 +21,6 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::chrono::milliseconds kDefaultKeepalive{50'000};  // the SDKs ask for 50 s (Keepalive-Ping-Interval)
-
-std::string string_of(const json::object& object, std::string_view key) {
-    if (const auto* value = object.if_contains(key); value && value->is_string()) return std::string(value->as_string());
-    return {};
-}
 
 // The session request for a StartRequest, or a message for an invalid_argument error.
 std::variant<json::object, std::string> run_command_request(const json::object& start, std::string_view timeout_ms_header) {

@@ -8,17 +8,13 @@
 #include "server/envd.hpp"
 #include "server/sandbox_store.hpp"
 #include "server/session_failures.hpp"
+#include "server/request_json.hpp"
 
 namespace e2beval::server {
 
 namespace json = boost::json;
 
 namespace {
-
-std::string string_of(const json::object& object, std::string_view key) {
-    if (const auto* value = object.if_contains(key); value && value->is_string()) return std::string(value->as_string());
-    return {};
-}
 
 // The session's answer to `request`: its reply, or the Connect error to answer instead.
 std::variant<json::object, Response> session_call(const std::shared_ptr<ServedSandbox>& sandbox, json::object request) {
@@ -138,7 +134,7 @@ Response close_stdin(const std::shared_ptr<ServedSandbox>& sandbox, const json::
 
 using Call = UnaryConnectCall;
 
-Call call_named(std::string_view method) {
+Call process_call_named(std::string_view method) {
     if (method == "List") return list;
     if (method == "SendInput") return send_input;
     if (method == "SendSignal") return send_signal;
@@ -149,7 +145,7 @@ Call call_named(std::string_view method) {
 }  // namespace
 
 std::optional<Plan> plan_process_call(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method) {
-    const auto call = call_named(method);
+    const auto call = process_call_named(method);
     if (!call) return std::nullopt;
     return plan_unary_connect_call(exchange, std::move(sandbox), "process.Process/" + std::string(method), call);
 }

@@ -14,6 +14,7 @@
 #include "server/envd.hpp"
 #include "server/session_failures.hpp"
 #include "server/streaming_call.hpp"
+#include "server/request_json.hpp"
 
 namespace e2beval::server {
 
@@ -23,12 +24,7 @@ namespace {
 
 constexpr std::chrono::milliseconds kPollInterval{100};
 constexpr std::chrono::milliseconds kAbandonCheck{10};
-constexpr std::chrono::milliseconds kDefaultKeepalive{50'000};  // the SDKs ask for 50 s (Keepalive-Ping-Interval)
-
-std::string string_of(const json::object& object, std::string_view key) {
-    if (const auto* value = object.if_contains(key); value && value->is_string()) return std::string(value->as_string());
-    return {};
-}
+constexpr std::chrono::milliseconds kDefaultWatchKeepalive{50'000};  // the SDKs ask for 50 s (Keepalive-Ping-Interval)
 
 bool bool_of(const json::object& object, std::string_view key) {
     const auto* value = object.if_contains(key);
@@ -89,7 +85,7 @@ Response remove_watcher(const std::shared_ptr<ServedSandbox>& sandbox, const jso
 
 using Call = UnaryConnectCall;
 
-Call call_named(std::string_view method) {
+Call watch_call_named(std::string_view method) {
     if (method == "CreateWatcher") return create_watcher;
     if (method == "GetWatcherEvents") return get_watcher_events;
     if (method == "RemoveWatcher") return remove_watcher;
@@ -143,7 +139,7 @@ void poll_watcher(const std::shared_ptr<EventPipe>& pipe, const std::shared_ptr<
 }
 
 // WatchDirResponse envelopes, built in plain functions: GCC 12 cannot brace-initialise JSON inside a coroutine.
-std::string keepalive_envelope() { return connect_envelope({{"keepalive", json::object{}}}); }
+std::string watch_keepalive_envelope() { return connect_envelope({{"keepalive", json::object{}}}); }
 
 // The bytes of one message of the polling thread, and whether they end the stream.
 std::pair<std::string, bool> stream_bytes(const std::string& piped) {
@@ -171,14 +167,14 @@ std::optional<std::chrono::milliseconds> milliseconds_header(std::string_view te
 // Keepalive-Ping-Interval is in seconds; at most the SDKs' 50 s, at least 1 s.
 std::chrono::milliseconds keepalive_interval(std::string_view seconds) {
     const auto asked = milliseconds_header(seconds);
-    if (!asked) return kDefaultKeepalive;
-    return std::clamp(*asked * 1000, std::chrono::milliseconds(1000), kDefaultKeepalive);
+    if (!asked) return kDefaultWatchKeepalive;
+    return std::clamp(*asked * 1000, std::chrono::milliseconds(1000), kDefaultWatchKeepalive);
 }
 
 }  // namespace
 
 std::optional<Plan> plan_watcher_call(Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, std::string_view method) {
-    const auto call = call_named(method);
+    const auto call = watch_call_named(method);
     if (!call) return std::nullopt;
     return plan_unary_connect_call(exchange, std::move(sandbox), "filesystem.Filesystem/" + std::string(method), call);
 }
@@ -213,7 +209,7 @@ boost::asio::awaitable<void> serve_watch_dir(ServerContext& context, Exchange& e
         auto next = co_await pipe->next(keepalive);
         std::string chunk;
         if (std::holds_alternative<EventPipe::Tick>(next)) {
-            chunk = keepalive_envelope();
+            chunk = watch_keepalive_envelope();
         } else if (std::holds_alternative<EventPipe::Ended>(next)) {
             if (pipe->abandoned()) break;
             if (pipe->failure()) {  // the sandbox ended mid-watch: the proxy's wording, so the SDK says it is gone

@@ -16,7 +16,7 @@ namespace e2beval::server {
 
 namespace asio = boost::asio;
 namespace json = boost::json;
-constexpr auto kAwait = asio::as_tuple(asio::use_awaitable);
+constexpr auto kAwaitWrite = asio::as_tuple(asio::use_awaitable);
 
 Response json_response(http::status status, const json::value& body) {
     Response response;
@@ -44,7 +44,7 @@ asio::awaitable<bool> Exchange::reply(Response response) {
     message.body() = std::move(response.body);
     message.keep_alive(keep_alive());
     message.prepare_payload();
-    const auto [ec, written] = co_await http::async_write(stream_, message, kAwait);
+    const auto [ec, written] = co_await http::async_write(stream_, message, kAwaitWrite);
     if (ec) keep_alive_ = false, broken_ = true;
     co_return !ec;
 }
@@ -58,7 +58,7 @@ asio::awaitable<bool> Exchange::start_stream(http::status status, std::string co
     message.chunked(true);
     message.keep_alive(keep_alive());
     http::response_serializer<http::empty_body> serializer{message};
-    const auto [ec, written] = co_await http::async_write_header(stream_, serializer, kAwait);
+    const auto [ec, written] = co_await http::async_write_header(stream_, serializer, kAwaitWrite);
     if (ec) keep_alive_ = false, broken_ = true;
     co_return !ec;
 }
@@ -66,13 +66,13 @@ asio::awaitable<bool> Exchange::start_stream(http::status status, std::string co
 asio::awaitable<bool> Exchange::write_chunk(std::string_view bytes) {
     if (broken_) co_return false;
     if (bytes.empty()) co_return true;  // an empty chunk would end the stream
-    const auto [ec, written] = co_await asio::async_write(stream_, http::make_chunk(asio::buffer(bytes.data(), bytes.size())), kAwait);
+    const auto [ec, written] = co_await asio::async_write(stream_, http::make_chunk(asio::buffer(bytes.data(), bytes.size())), kAwaitWrite);
     if (ec) keep_alive_ = false, broken_ = true;
     co_return !ec;
 }
 
 asio::awaitable<bool> Exchange::finish_stream() {
-    const auto [ec, written] = co_await asio::async_write(stream_, http::make_chunk_last(), kAwait);
+    const auto [ec, written] = co_await asio::async_write(stream_, http::make_chunk_last(), kAwaitWrite);
     finished_ = true;
     if (ec) keep_alive_ = false, broken_ = true;
     co_return !ec;

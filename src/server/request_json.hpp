@@ -19,6 +19,9 @@ std::variant<boost::json::object, std::string> parse_body_object(std::string_vie
 std::variant<std::map<std::string, std::string>, std::string> string_map_field(const boost::json::object& object,
                                                                                std::string_view key, std::string_view what);
 
+// The string at `key`; empty when there is none or it is not a string.
+std::string string_of(const boost::json::object& object, std::string_view key);
+
 // RFC 3339 in UTC with milliseconds, as E2B's API writes times.
 std::string rfc3339(std::chrono::system_clock::time_point time);
 

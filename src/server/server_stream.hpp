@@ -1,7 +1,8 @@
 // One accepted connection as the server reads and writes it: plain TCP or TLS (Boost.Beast's ssl_stream over
 // OpenSSL), behind one AsyncStream type, so the request reader, Exchange and every route are written once.
 // Deadlines are the TCP layer's (beast::tcp_stream), under TLS too; socket() is the TCP socket, which is what
-// ClientWatch watches (readiness and a closed peer show on it whatever runs above it).
+// ClientWatch watches (readiness and a closed peer show on it whatever runs above it). Reads and writes go
+// through two functions compiled once, in server_stream.cpp (core/erased_io.hpp says why).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,8 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "core/erased_io.hpp"
 
 namespace e2beval::server {
 
@@ -43,8 +46,7 @@ public:
     auto async_read_some(const MutableBuffers& buffers, Token&& token) {
         return boost::asio::async_initiate<Token, void(boost::beast::error_code, std::size_t)>(
             [this](auto handler, const MutableBuffers& into) {
-                if (tls_) tls_->async_read_some(into, std::move(handler));
-                else plain_->async_read_some(into, std::move(handler));
+                start_read_some(MutableBufferList::of(into), erase_io_handler(std::move(handler), get_executor()));
             },
             token, buffers);
     }
@@ -53,13 +55,15 @@ public:
     auto async_write_some(const ConstBuffers& buffers, Token&& token) {
         return boost::asio::async_initiate<Token, void(boost::beast::error_code, std::size_t)>(
             [this](auto handler, const ConstBuffers& from) {
-                if (tls_) tls_->async_write_some(from, std::move(handler));
-                else plain_->async_write_some(from, std::move(handler));
+                start_write_some(ConstBufferList::of(from), erase_io_handler(std::move(handler), get_executor()));
             },
             token, buffers);
     }
 
 private:
+    void start_read_some(MutableBufferList into, IoHandler handler);
+    void start_write_some(ConstBufferList from, IoHandler handler);
+
     std::optional<boost::beast::tcp_stream> plain_;
     std::optional<tls_stream> tls_;
 };

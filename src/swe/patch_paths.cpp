@@ -12,7 +12,7 @@ namespace e2beval::swe {
 
 namespace {
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool has_prefix(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 // "a/x.py\t2024-01-01 ..." → "x.py"; git's quoted form "\"a/x y.py\"" loses its quotes.
 std::string header_path(std::string_view text, bool strip_prefix) {
@@ -20,7 +20,7 @@ std::string header_path(std::string_view text, bool strip_prefix) {
     while (!text.empty() && (text.back() == ' ' || text.back() == '\r')) text.remove_suffix(1);
     if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
     if (text == "/dev/null") return std::string(text);
-    if (strip_prefix && (starts_with(text, "a/") || starts_with(text, "b/"))) text.remove_prefix(2);
+    if (strip_prefix && (has_prefix(text, "a/") || has_prefix(text, "b/"))) text.remove_prefix(2);
     return std::string(text);
 }
 
@@ -52,7 +52,7 @@ ParsedPatch parse(const std::string& diff) {
     bool symlink_expected = false;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const auto& line = lines[i];
-        if (starts_with(line, "diff --git ")) {
+        if (has_prefix(line, "diff --git ")) {
             parsed.files.emplace_back();
             current = &parsed.files.back();
             header_of_git_diff = true;
@@ -66,9 +66,9 @@ ParsedPatch parse(const std::string& diff) {
             }
             parsed.mentioned.push_back(current->old_path);
             parsed.mentioned.push_back(current->new_path);
-        } else if (starts_with(line, "Index: ")) {
+        } else if (has_prefix(line, "Index: ")) {
             parsed.mentioned.push_back(header_path(std::string_view(line).substr(7), false));
-        } else if (starts_with(line, "--- ") && i + 1 < lines.size() && starts_with(lines[i + 1], "+++ ")) {
+        } else if (has_prefix(line, "--- ") && i + 1 < lines.size() && has_prefix(lines[i + 1], "+++ ")) {
             if (!header_of_git_diff || !current) {
                 parsed.files.emplace_back();
                 current = &parsed.files.back();
@@ -79,22 +79,22 @@ ParsedPatch parse(const std::string& diff) {
             parsed.mentioned.push_back(current->new_path);
             header_of_git_diff = false;
             ++i;
-        } else if (current && (starts_with(line, "rename from ") || starts_with(line, "copy from "))) {
+        } else if (current && (has_prefix(line, "rename from ") || has_prefix(line, "copy from "))) {
             current->old_path = header_path(std::string_view(line).substr(line.find(" from ") + 6), false);
             parsed.mentioned.push_back(current->old_path);
-        } else if (current && (starts_with(line, "rename to ") || starts_with(line, "copy to "))) {
+        } else if (current && (has_prefix(line, "rename to ") || has_prefix(line, "copy to "))) {
             current->new_path = header_path(std::string_view(line).substr(line.find(" to ") + 4), false);
             parsed.mentioned.push_back(current->new_path);
-        } else if (current && (starts_with(line, "new file mode 120000") || starts_with(line, "new mode 120000"))) {
+        } else if (current && (has_prefix(line, "new file mode 120000") || has_prefix(line, "new mode 120000"))) {
             current->symlink = true;
             symlink_expected = true;
-        } else if (starts_with(line, "@@ ")) {
+        } else if (has_prefix(line, "@@ ")) {
             long old_lines = 0, new_lines = 0;
             if (!hunk_counts(line, old_lines, new_lines)) continue;
             // The hunk's body: skipped by its counts, the symlink's target taken from its added line.
             while ((old_lines > 0 || new_lines > 0) && i + 1 < lines.size()) {
                 const auto& body = lines[++i];
-                if (starts_with(body, "\\")) continue;
+                if (has_prefix(body, "\\")) continue;
                 const char kind = body.empty() ? ' ' : body[0];
                 if (kind == '+') {
                     --new_lines;

@@ -8,6 +8,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/tests/consumers"
 BUILD="$ROOT/build/consumers"  # kept between runs so rebuilds are incremental
 PREFIX="$BUILD/prefix"          # emptied on every run: what is there was installed by this run
+# The library is installed from the project's one build tree, the one scripts/setup.sh builds the module and
+# the CLI in: nothing is compiled again for the install.
+TREE="$ROOT/build/cpp"
 LOGS="$BUILD/logs"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 # Release (no -g): ccache then reuses objects between build directories (it hashes the directory only with -g).
@@ -35,10 +38,12 @@ check() {
 
 install_library() {
     rm -rf "$PREFIX"
-    cmake -S "$ROOT" -B "$BUILD/library" "${CMAKE_ARGS[@]}" -DCMAKE_INSTALL_PREFIX="$PREFIX" \
-        -DE2BEVAL_BUILD_TESTS=OFF -DE2BEVAL_BUILD_CLI=OFF &&
-        cmake --build "$BUILD/library" &&
-        cmake --install "$BUILD/library"
+    if [ ! -f "$TREE/CMakeCache.txt" ]; then
+        echo "no build tree at $TREE: run scripts/setup.sh first (it builds the library there)"
+        return 1
+    fi
+    cmake --build "$TREE" --target e2beval &&
+        cmake --install "$TREE" --component development --prefix "$PREFIX"
 }
 
 # The installed tree holds the public headers only (no private src/ headers, no generated ones) and the

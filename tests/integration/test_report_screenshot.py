@@ -33,7 +33,7 @@ def _chromium() -> str:
         found = shutil.which(name)
         if found:
             return found
-    pytest.fail("chromium is not installed (Debian package `chromium`); run scripts/setup.sh", pytrace=False)
+    pytest.fail("chromium is not installed (Debian package `chromium`); run scripts/setup.sh --tests (scripts/test.sh does)", pytrace=False)
 
 
 def _headless(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
