@@ -57,10 +57,10 @@ fi
 VENV_PY="$ROOT/.venv/bin/python"
 # The official E2B SDKs are test dependencies, pinned: tests check e2beval.Sandbox against their API and run
 # them unchanged against `e2beval serve` (tests/serve; docs/serve.md names the versions tested).
-if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
+if ! "$VENV_PY" -c "import scikit_build_core, pybind11, pytest, xdist, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
   say "installing Python build and test dependencies"
   "$VENV_PY" -m pip install -q --upgrade pip
-  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7" "PyYAML>=6" \
+  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" \
     "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
 fi
 # One build tree, build/cpp, serves the module and the CLI (this wheel), the C++ tests (configured here with
