@@ -22,8 +22,8 @@ HERE = Path(__file__).resolve().parent
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these marks
 def pytest_collection_modifyitems(config, items):
     """Every test here is marked code_interpreter (pyproject.toml): the autouse fixture below builds, or finds
-    built, that template before any server here starts. scripts/test.sh runs them once its background build is
-    done."""
+    built, that template before any server here starts. The parallel run (docs/testing.md) runs them once it is
+    built."""
     for item in items:
         if item.path.is_relative_to(HERE):
             item.add_marker(pytest.mark.code_interpreter)
