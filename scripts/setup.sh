@@ -69,9 +69,9 @@ fi
 # e2beval.Sandbox against their API and run them unchanged against `e2beval serve` (tests/serve; docs/serve.md
 # names the versions tested).
 if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
-  if ! "$VENV_PY" -c "import pytest, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
+  if ! "$VENV_PY" -c "import pytest, xdist, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
     say "installing Python test dependencies and the E2B SDKs"
-    "$VENV_PY" -m pip install -q "pytest>=7" "PyYAML>=6" \
+    "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" \
       "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
   fi
 fi

@@ -20,6 +20,9 @@ from _support import REPO, promptfoo_env, promptfoo_executable
 sys.path.append(str(REPO / "tests"))  # for template_cache
 import template_cache  # noqa: E402
 
+# The server serves code-interpreter-v1: the parallel run (docs/testing.md) runs these once it is built.
+pytestmark = pytest.mark.code_interpreter
+
 RUN = REPO / "examples" / "e2b" / "run.sh"
 
 # example -> {test description (the page's own tests have none: their task): passes}; the failures are on purpose

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -38,16 +40,19 @@ MEASURED = {"total_s", "wall_time_s", "cpu_time_s", "peak_memory_bytes", "runtim
 
 
 @pytest.fixture
-def runtime(tmp_path: Path):
-    """A private $XDG_RUNTIME_DIR; every daemon that served from it is ended afterwards."""
-    directory = tmp_path / "run"
-    directory.mkdir(mode=0o700)
+def runtime():
+    """A private $XDG_RUNTIME_DIR; every daemon that served from it is ended afterwards. A short path directly
+    under the temp directory, not in tmp_path: a socket's path must fit AF_UNIX's 108 bytes, and pytest-xdist's
+    tmp_path (/tmp/pytest-of-root/pytest-N/popen-gw0/test_name0/) leaves too little for the daemon's socket."""
+    directory = Path(tempfile.mkdtemp(prefix="xdg-run-"))  # mode 0700
     yield directory
     for pid in daemon_pids(directory):
         try:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
+    wait_for(lambda: not daemon_pids(directory), "the daemons' exit")
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def daemon_env(runtime: Path, **overrides: Optional[str]) -> Dict[str, str]:

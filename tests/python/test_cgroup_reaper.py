@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+# exclusive (docs/testing.md): it checks docs/sandbox.md's promise that the cgroups are gone within a second of
+# their owner's end (WITHIN_S), a bound another worker's load on 2 cores could exceed.
+pytestmark = pytest.mark.exclusive
+
 WAIT_S = 120.0  # a bound so a stuck owner fails the test instead of hanging it; never a timing assertion
 WITHIN_S = 1.0  # what docs/sandbox.md promises: the cgroups are gone within a second of their owner's end
 

@@ -16,6 +16,19 @@ sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for templat
 import template_cache  # noqa: E402
 
 
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these marks
+def pytest_collection_modifyitems(config, items):
+    """Every test here is marked code_interpreter (pyproject.toml): the autouse fixture below builds, or finds
+    built, that template before any server here starts. The parallel run (docs/testing.md) runs them once it is
+    built."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.code_interpreter)
+
+
 def serve_binary() -> str:
     binary = os.environ.get("E2BEVAL_SERVE_BINARY") or shutil.which("e2beval")
     assert binary, "e2beval is not on PATH: source scripts/env.sh"

@@ -11,9 +11,14 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from e2b_code_interpreter import Sandbox
 
 from conftest import ServeProcess
+
+# exclusive (docs/testing.md): 50 clients at once crowd out every other test, and its server's rest state is
+# awaited under a bound that a crowded machine could exceed.
+pytestmark = pytest.mark.exclusive
 
 CLIENTS = 50
 CALLS = 20

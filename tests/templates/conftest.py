@@ -13,6 +13,20 @@ import pytest
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for template_cache
 import template_cache as template_cache_module  # noqa: E402
 
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these marks
+def pytest_collection_modifyitems(config, items):
+    """Every test here is marked code_interpreter (pyproject.toml): some use that template, and all share the
+    template cache with its build (they build, list and remove templates there). The parallel run (docs/testing.md) runs them
+    once it is built."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.code_interpreter)
+
+
 REPO = template_cache_module.REPO
 CACHE = template_cache_module.CACHE
 REQUIREMENTS = REPO / "examples" / "templates" / "requirements.txt"
