@@ -24,7 +24,7 @@ WAIT_S = 120.0  # a bound so a stuck owner fails the test instead of hanging it;
 WITHIN_S = 1.0  # what docs/sandbox.md promises: the cgroups are gone within a second of their owner's end
 
 OWNER = textwrap.dedent("""
-    import os, sys, threading, time
+    import errno, os, sys, threading, time
     from pathlib import Path
     import e2beval
     from e2beval import Sandbox
@@ -39,8 +39,11 @@ OWNER = textwrap.dedent("""
             try:
                 if name.startswith(prefix):
                     found[name] = Path(parent, name, "cgroup.procs").read_text().split()
-            except FileNotFoundError:
-                pass  # a finished execution's cgroup, removed since it was listed
+            except OSError as gone:
+                # A finished execution's cgroup, removed since it was listed: ENOENT, or ENODEV when the
+                # kernel removed it while its file was being read (seen on cgroup v1).
+                if gone.errno not in (errno.ENOENT, errno.ENODEV):
+                    raise
         return found
 
     def children(pid):
