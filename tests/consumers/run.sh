@@ -93,7 +93,8 @@ find_package_consumer() {
 # consumer compiles every library source again, in the consumer's tree (ccache cannot reuse build/cpp's objects:
 # a unity source's path, which ccache hashes, differs between the two trees); --all does it.
 add_subdirectory_consumer() {
-    cmake -S "$HERE/add_subdirectory" -B "$BUILD/add_subdirectory" "${CMAKE_ARGS[@]}" -DE2BEVAL_SOURCE_DIR="$ROOT" || return 1
+    cmake -S "$HERE/add_subdirectory" -B "$BUILD/add_subdirectory" "${CMAKE_ARGS[@]}" -DE2BEVAL_SOURCE_DIR="$ROOT" \
+        -DCMAKE_EXPORT_COMPILE_COMMANDS=ON || return 1
     # As a subproject, e2beval adds nothing to its parent's install.
     if grep -n "e2beval" "$BUILD/add_subdirectory/e2beval/cmake_install.cmake" | grep -v "^[0-9]*:#"; then
         echo "e2beval as a subproject added install rules to its parent"
@@ -102,11 +103,18 @@ add_subdirectory_consumer() {
     if [ "$full_add_subdirectory" = 1 ]; then
         cmake --build "$BUILD/add_subdirectory" && "$BUILD/add_subdirectory/harness"
     else
-        # The harness's object alone (ninja's target for it), with the flags the subproject's library gives it.
-        local object
-        object="$(ninja -C "$BUILD/add_subdirectory" -t targets all | sed -n 's|^\(CMakeFiles/harness\.dir/[^:]*harness\.cpp\.o\): .*|\1|p')"
-        [ -n "$object" ] || { echo "no object of harness.cpp among the consumer's ninja targets"; return 1; }
-        cmake --build "$BUILD/add_subdirectory" --target "$object"
+        # The harness's compile command as the consumer's build would run it (compile_commands.json), run
+        # alone: ninja's target for the object would first build what it is ordered after, the library's parts.
+        (cd "$BUILD/add_subdirectory" && python3 - <<'PY'
+import json, shlex, subprocess, sys
+entries = [entry for entry in json.load(open("compile_commands.json")) if entry["file"].endswith("/harness.cpp")]
+if len(entries) != 1:
+    sys.exit(f"compile_commands.json has {len(entries)} commands for harness.cpp, not one")
+command = entries[0].get("arguments") or shlex.split(entries[0]["command"])
+print(" ".join(command), flush=True)
+sys.exit(subprocess.run(command, cwd=entries[0]["directory"]).returncode)
+PY
+        )
     fi
 }
 
