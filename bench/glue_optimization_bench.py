@@ -1,7 +1,8 @@
 """What compiling the glue at -O1 (E2BEVAL_GLUE_OPTIMIZATION, CMakeLists.txt) costs at run time: the CLI built
 twice from this checkout, once with the glue at -O1 (the default) and once all at -O2 (the baseline), each running
 HumanEval's 164 canonical solutions through its own E2B client (`e2beval eval --backend e2b`) against its own
-`e2beval serve`, so that every sample crosses the E2B client, the server and the sandbox.
+`e2beval serve`, so that every sample crosses the runner, the E2B client, the server and the sandbox, and then on
+the local backend (the runner around local sandboxes).
 
 The rounds alternate between the two builds (so a burst of load hits both); per build the median over the rounds
 of: the run's wall time, the CPU time of the server process itself (its sandboxes, its children, are not counted:
@@ -76,11 +77,18 @@ def one_run(cli: Path, jobs: int) -> Dict[str, float]:
             raise RuntimeError(f"{verdicts['total'] - verdicts['passed']} canonical solutions failed: a wrong measurement")
         server_cpu = process_cpu_seconds(server.pid)
         client_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        return {"wall_s": wall, "server_cpu_s": server_cpu, "client_cpu_s": client_cpu}
     finally:
         if server.poll() is None:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=60)
+    # The local backend: the runner and the batch (src/eval, glue) around local sandboxes (src/local, -O2 in both).
+    started = time.perf_counter()
+    done = subprocess.run([str(cli), "eval", "--jobs", str(jobs), "--humaneval", str(DATASET), "--json", "--no-metrics"],
+                          capture_output=True, text=True, timeout=900)
+    local_wall = time.perf_counter() - started
+    if done.returncode != 0 or json.loads(done.stdout)["passed"] != 164:
+        raise RuntimeError(f"`e2beval eval` (local) exited {done.returncode} or failed a canonical solution: {done.stderr[-800:]}")
+    return {"wall_s": wall, "server_cpu_s": server_cpu, "client_cpu_s": client_cpu, "local_wall_s": local_wall}
 
 
 def main() -> int:
@@ -105,8 +113,9 @@ def main() -> int:
                 for name in (BUILDS if round_number % 2 == 0 else reversed(list(BUILDS))):
                     samples[name].append(one_run(clis[name], args.jobs))
                     figures = samples[name][-1]
-                    report.say(f"  round {round_number + 1}, {name}: wall {bl.secs(figures['wall_s'])}, server CPU "
-                               f"{bl.secs(figures['server_cpu_s'])}, client CPU {bl.secs(figures['client_cpu_s'])}")
+                    report.say(f"  round {round_number + 1}, {name}: via serve {bl.secs(figures['wall_s'])}, server CPU "
+                               f"{bl.secs(figures['server_cpu_s'])}, client CPU {bl.secs(figures['client_cpu_s'])}; "
+                               f"local {bl.secs(figures['local_wall_s'])}")
     except RuntimeError as error:
         report.error = str(error)
         return report.finish()
@@ -115,7 +124,7 @@ def main() -> int:
     report.raw = samples
     o1, o2 = samples["-O1 glue"], samples["all -O2"]
     for key, figure in (("wall_s", "HumanEval via serve, wall"), ("server_cpu_s", "serve process CPU"),
-                        ("client_cpu_s", "E2B client process CPU")):
+                        ("client_cpu_s", "E2B client process CPU"), ("local_wall_s", "HumanEval local, wall")):
         with_o1, with_o2 = bl.median([s[key] for s in o1]), bl.median([s[key] for s in o2])
         report.row(f"{figure} (-O1 / -O2)", bl.secs(with_o1), f"-O2 {bl.secs(with_o2)}", bl.times(with_o1 / with_o2),
                    "(info)")
