@@ -75,6 +75,48 @@ if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
       "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
   fi
 fi
+# ---- 3. npm: promptfoo and the Node 22 it needs, the official E2B JavaScript SDKs -----------------------
+# In the background while the C++ compiles below (npm mostly downloads and unpacks, the compiler computes), each
+# into a log of its own that is shown when it fails.
+mkdir -p build/setup-logs
+npm_jobs=()
+npm_logs=()
+npm_install() {  # npm_install LOG DIRECTORY: `npm install` of DIRECTORY's lock, in the background
+  local log="$ROOT/build/setup-logs/$1" directory="$2"
+  # `npm install` rather than `npm ci`: npm's lock files omit other platforms' optional packages, which
+  # makes `npm ci` refuse a lock written on another machine. --no-save: installs what the lock pins but
+  # never rewrites it (a newer npm added other platforms' entries, leaving the checkout modified).
+  set -m  # a process group of its own, so that the trap below ends npm too, not only this subshell
+  (cd "$directory" && npm install --no-save --no-audit --no-fund --loglevel=error && touch node_modules/.e2beval-installed) \
+    >"$log" 2>&1 &
+  npm_jobs+=($!)
+  set +m
+  npm_logs+=("$log")
+}
+NODE_BIN="$ROOT/tools/promptfoo/node_modules/.bin"
+stamp="$ROOT/tools/promptfoo/node_modules/.e2beval-installed"
+if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp" ]; then
+  say "installing promptfoo and node@22 into tools/promptfoo in the background (npm install, versions pinned by package-lock.json)"
+  npm_install promptfoo.log "$ROOT/tools/promptfoo"
+else
+  say "promptfoo: already installed"
+fi
+# The E2B SDKs go at the repository's root (package.json): Node resolves `import '@e2b/code-interpreter'` from the
+# importing file's directory upwards, so tests/serve/js and examples/e2b (and promptfoo loading the examples'
+# .js files) all find this one node_modules.
+stamp="$ROOT/node_modules/.e2beval-installed"
+if [ "$for_tests" = 0 ] && [ "$for_e2b" = 0 ]; then
+  say "E2B JavaScript SDKs: not needed by the demo (scripts/setup.sh --e2b or --tests installs them)"
+elif [ ! -f "$stamp" ] || [ "$ROOT/package-lock.json" -nt "$stamp" ] || [ "$ROOT/package.json" -nt "$stamp" ]; then
+  say "installing the E2B JavaScript SDKs (@e2b/code-interpreter, e2b) into node_modules in the background (pinned by package-lock.json)"
+  npm_install e2b-sdks.log "$ROOT"
+else
+  say "E2B JavaScript SDKs: already installed"
+fi
+# A failure below (set -e) does not leave an npm running.
+trap 'for job in "${npm_jobs[@]}"; do kill -- "-$job" 2>/dev/null || true; done' EXIT
+
+# ---- 4. e2beval, built and installed into .venv -------------------------------------------------------
 # One build tree, build/cpp, serves the module and the CLI (this wheel), the C++ tests (configured here with
 # --tests, built by scripts/test.sh) and the consumers' install (tests/consumers/run.sh): each source is
 # compiled once. docs/building.md.
@@ -84,31 +126,12 @@ BUILD_SETTINGS=(-C "build-dir=$ROOT/build/cpp")
 [ "$for_tests" = 1 ] && BUILD_SETTINGS+=(-C cmake.define.E2BEVAL_BUILD_TESTS=ON)
 "$VENV_PY" -m pip install -q --no-build-isolation "${BUILD_SETTINGS[@]}" "$ROOT"
 
-# ---- 3. promptfoo and the Node 22 it needs, project-local -------------------------------------------
-NODE_BIN="$ROOT/tools/promptfoo/node_modules/.bin"
-stamp="$ROOT/tools/promptfoo/node_modules/.e2beval-installed"
-if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp" ]; then
-  say "installing promptfoo and node@22 into tools/promptfoo (npm install, versions pinned by package-lock.json)"
-  # `npm install` rather than `npm ci`: npm's lock files omit other platforms' optional packages, which
-  # makes `npm ci` refuse a lock written on another machine. --no-save: installs what the lock pins but
-  # never rewrites it (a newer npm added other platforms' entries, leaving the checkout modified).
-  (cd tools/promptfoo && npm install --no-save --no-audit --no-fund --loglevel=error)
-  touch "$stamp"
-else
-  say "promptfoo: already installed"
-fi
-# ---- 4. the official E2B JavaScript SDKs, pinned -----------------------------------------------------------
-# At the repository's root (package.json): Node resolves `import '@e2b/code-interpreter'` from the importing
-# file's directory upwards, so tests/serve/js and examples/e2b (and promptfoo loading the examples' .js files)
-# all find this one node_modules.
-stamp="$ROOT/node_modules/.e2beval-installed"
-if [ "$for_tests" = 0 ] && [ "$for_e2b" = 0 ]; then
-  say "E2B JavaScript SDKs: not needed by the demo (scripts/setup.sh --e2b or --tests installs them)"
-elif [ ! -f "$stamp" ] || [ "$ROOT/package-lock.json" -nt "$stamp" ] || [ "$ROOT/package.json" -nt "$stamp" ]; then
-  say "installing the E2B JavaScript SDKs (@e2b/code-interpreter, e2b) into node_modules (versions pinned by package-lock.json)"
-  npm install --no-save --no-audit --no-fund --loglevel=error
-  touch "$stamp"
-else
-  say "E2B JavaScript SDKs: already installed"
-fi
+for index in "${!npm_jobs[@]}"; do
+  if ! wait "${npm_jobs[$index]}"; then
+    cat "${npm_logs[$index]}" >&2
+    say "npm install failed (its output is above; the log: ${npm_logs[$index]})"
+    exit 1
+  fi
+done
+trap - EXIT
 say "ready: $("$ROOT/.venv/bin/e2beval" --version), promptfoo $(PATH="$NODE_BIN:$PATH" PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1 promptfoo --version 2>/dev/null | tail -n1), node $("$NODE_BIN/node" --version)"

@@ -9,8 +9,9 @@ cd "$ROOT"
 
 # The tests' template store (tests/template_cache.py): every test and what it starts finds templates there, and
 # pip its downloads. The built-in template code-interpreter-v1 (E2B's packages, what `e2beval serve` gives the
-# SDKs' default template) is built once per run at most, in the background while C++ compiles: pip mostly
-# downloads and unpacks, the compiler mostly computes. A later run of the same checkout reuses it.
+# SDKs' default template) is built once per run at most, in the background while C++ compiles and the tests that
+# do not need it run: pip mostly downloads and unpacks, the compiler and the tests mostly compute. A later run of
+# the same checkout reuses it.
 export E2BEVAL_CACHE_DIR="$ROOT/build/test-templates" PIP_CACHE_DIR="$ROOT/build/pip-cache"
 mkdir -p build
 template_log="build/code-interpreter-v1.log"
@@ -24,10 +25,25 @@ template_pid=$!
 set +m
 trap 'kill -INT -- "-$template_pid" 2>/dev/null || true' EXIT
 
+# Every part below runs to its end even when an earlier one failed, so that one run shows every failure; the
+# script fails at the end if any did.
+failed=()
+
 # build/cpp is the tree setup.sh built the module and the CLI in: only the tests' own sources compile here.
 echo "== C++: build the tests (build/cpp) and doctest"
 cmake --build build/cpp --target e2beval_tests
-ctest --test-dir build/cpp --output-on-failure
+# The doctest suite's three runs (warm, cold, the E2B client) at once: each checks only what its own process made.
+ctest --test-dir build/cpp --output-on-failure -j 2 || failed+=("C++ tests (ctest)")
+
+# pytest in three parts (docs/testing.md). The parallel parts use one pytest-xdist worker per core, each test file
+# whole on one worker (--dist loadfile: a module's fixtures, servers and daemons are started once, as in a serial
+# run); the tests that need the machine to themselves (mark `exclusive`) run last, one at a time.
+PYTEST_PATHS=(tests/python tests/integration tests/security tests/serve tests/templates)
+PARALLEL=(-n "${E2BEVAL_TEST_WORKERS:-2}" --dist loadfile)
+
+echo "== pytest, part 1 of 3: what needs neither code-interpreter-v1 nor the machine to itself, while that template builds"
+python -m pytest -q "${PARALLEL[@]}" -m "not code_interpreter and not exclusive" "${PYTEST_PATHS[@]}" \
+  || failed+=("pytest part 1 (parallel)")
 
 if ! wait "$template_pid"; then
   trap - EXIT
@@ -38,8 +54,18 @@ fi
 trap - EXIT
 echo "== code-interpreter-v1: ready after $((SECONDS - template_started)) s ($(tail -n 2 "$template_log" | head -n 1))"
 
-echo "== Python, integration and the security corpus: pytest"
-python -m pytest -q tests/python tests/integration tests/security tests/serve tests/templates
+echo "== pytest, part 2 of 3: what needs code-interpreter-v1 (tests/serve, tests/templates, the E2B examples)"
+python -m pytest -q "${PARALLEL[@]}" -m "code_interpreter and not exclusive" "${PYTEST_PATHS[@]}" \
+  || failed+=("pytest part 2 (parallel, code-interpreter-v1)")
+
+echo "== pytest, part 3 of 3: what needs the machine to itself, one test at a time"
+python -m pytest -q -m exclusive "${PYTEST_PATHS[@]}" || failed+=("pytest part 3 (exclusive)")
 
 echo "== C++ consumers: install, find_package, add_subdirectory, pkg-config, one version"
-bash tests/consumers/run.sh
+bash tests/consumers/run.sh || failed+=("C++ consumers")
+
+if ((${#failed[@]})); then
+  echo "== failed: ${failed[*]} (the failures are listed above)" >&2
+  exit 1
+fi
+echo "== every test passed"

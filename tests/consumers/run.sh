@@ -3,7 +3,18 @@
 # builds and runs consumer projects against it (find_package, add_subdirectory, pkg-config), and checks that
 # every place that reports the version agrees and that docs/cpp.md shows the consumers' real code.
 # Ends with "N passed, N failed"; exits non-zero when anything failed.
+#
+#   tests/consumers/run.sh         what scripts/test.sh (CI) runs: no library source is compiled again
+#   tests/consumers/run.sh --all   and the add_subdirectory consumer built whole, which compiles the library a
+#                                  second time, as its own project (about a minute and a half on 2 cores)
 set -uo pipefail
+full_add_subdirectory=0
+case "${1:-}" in
+  --all) full_add_subdirectory=1 ;;
+  "") ;;
+  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "consumers: unknown argument '$1' (none, or --all)" >&2; exit 2 ;;
+esac
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/tests/consumers"
 BUILD="$ROOT/build/consumers"  # kept between runs so rebuilds are incremental
@@ -76,14 +87,34 @@ find_package_consumer() {
         "$BUILD/find_package/harness"
 }
 
+# A project that builds e2beval as a subproject (add_subdirectory): it configures, e2beval defines only its
+# library and adds nothing to its parent's install, and the consumer's own source compiles against what
+# e2beval::e2beval gives it (include directories, definitions, the C++ standard). Building and running the whole
+# consumer compiles every library source again, in the consumer's tree (ccache cannot reuse build/cpp's objects:
+# a unity source's path, which ccache hashes, differs between the two trees); --all does it.
 add_subdirectory_consumer() {
-    cmake -S "$HERE/add_subdirectory" -B "$BUILD/add_subdirectory" "${CMAKE_ARGS[@]}" -DE2BEVAL_SOURCE_DIR="$ROOT" &&
-        cmake --build "$BUILD/add_subdirectory" &&
-        "$BUILD/add_subdirectory/harness" || return 1
+    cmake -S "$HERE/add_subdirectory" -B "$BUILD/add_subdirectory" "${CMAKE_ARGS[@]}" -DE2BEVAL_SOURCE_DIR="$ROOT" \
+        -DCMAKE_EXPORT_COMPILE_COMMANDS=ON || return 1
     # As a subproject, e2beval adds nothing to its parent's install.
     if grep -n "e2beval" "$BUILD/add_subdirectory/e2beval/cmake_install.cmake" | grep -v "^[0-9]*:#"; then
         echo "e2beval as a subproject added install rules to its parent"
         return 1
+    fi
+    if [ "$full_add_subdirectory" = 1 ]; then
+        cmake --build "$BUILD/add_subdirectory" && "$BUILD/add_subdirectory/harness"
+    else
+        # The harness's compile command as the consumer's build would run it (compile_commands.json), run
+        # alone: ninja's target for the object would first build what it is ordered after, the library's parts.
+        (cd "$BUILD/add_subdirectory" && python3 - <<'PY'
+import json, shlex, subprocess, sys
+entries = [entry for entry in json.load(open("compile_commands.json")) if entry["file"].endswith("/harness.cpp")]
+if len(entries) != 1:
+    sys.exit(f"compile_commands.json has {len(entries)} commands for harness.cpp, not one")
+command = entries[0].get("arguments") or shlex.split(entries[0]["command"])
+print(" ".join(command), flush=True)
+sys.exit(subprocess.run(command, cwd=entries[0]["directory"]).returncode)
+PY
+        )
     fi
 }
 
@@ -103,7 +134,11 @@ echo "== consumers of the C++ library (build/consumers; logs in $LOGS)"
 check "install into a fresh prefix" install_library
 check "installed tree is the public API" installed_tree_is_the_public_api
 check "find_package consumer" find_package_consumer
-check "add_subdirectory consumer" add_subdirectory_consumer
+if [ "$full_add_subdirectory" = 1 ]; then
+  check "add_subdirectory consumer (built whole and run)" add_subdirectory_consumer
+else
+  check "add_subdirectory consumer (configured, its own source compiled; --all builds it whole)" add_subdirectory_consumer
+fi
 check "pkg-config consumer" pkg_config_consumer
 check "one version everywhere" bash "$HERE/check_versions.sh" "$ROOT" "$PREFIX"
 check "docs/cpp.md shows the consumers' code" python3 "$HERE/check_doc_snippets.py" "$ROOT"
