@@ -50,11 +50,13 @@ ctest --test-dir build/cpp --output-on-failure -j 2 >"$ctest_log" 2>&1 &
 ctest_pid=$!
 set +m
 
-# pytest in three parts (docs/testing.md). The parallel parts use one pytest-xdist worker per core, each test file
-# whole on one worker (--dist loadfile: a module's fixtures, servers and daemons are started once, as in a serial
-# run); the tests that need the machine to themselves (mark `exclusive`) run last, one at a time.
+# pytest in three parts (docs/testing.md). The parallel parts use one pytest-xdist worker per core and one more,
+# each test file whole on one worker (--dist loadfile: a module's fixtures, servers and daemons are started once,
+# as in a serial run): with one per core the cores were idle a good part of the time, the tests waiting on
+# promptfoo, servers and timeouts (part 1 on 2 cores: 325 s with 2 workers, 243 s with 3, the machine 98 % busy).
+# The tests that need the machine to themselves (mark `exclusive`) run last, one at a time.
 PYTEST_PATHS=(tests/python tests/integration tests/security tests/serve tests/templates)
-PARALLEL=(-n "${E2BEVAL_TEST_WORKERS:-2}" --dist loadfile)
+PARALLEL=(-n "${E2BEVAL_TEST_WORKERS:-$(($(nproc) + 1))}" --dist loadfile)
 
 echo "== pytest, part 1 of 3: what needs neither code-interpreter-v1 nor the machine to itself, while that template builds"
 python -m pytest -q "${PARALLEL[@]}" -m "not code_interpreter and not exclusive" "${PYTEST_PATHS[@]}" \
