@@ -7,7 +7,8 @@
 #
 # What it asks of the sources: file-local names (anonymous namespaces, static functions) are distinct within a
 # directory, since a unit is one translation unit; a collision is a compile error, never a silent change.
-# Generated sources (the embedded programs) stay units of their own. The C++ tests are not unity-built.
+# Generated sources (the embedded programs) stay units of their own. The C++ tests are unity-built in batches
+# (CMakeLists.txt), each test source's names in a namespace of its own.
 # E2BEVAL_UNITY_BUILD=OFF compiles every source on its own (what an edit-compile loop on one file may prefer).
 option(E2BEVAL_UNITY_BUILD "Compile each target's sources one directory at a time (unity build)" ON)
 
@@ -36,6 +37,6 @@ function(e2beval_unity_build target)
   # linkage, since a header's class so defined differs in every source including it. In a unit the included
   # files are our .cpp files, each compiled exactly once, so the premise does not hold; GCC 12 says it of
   # coroutine frames in src/e2b (frames holding a value of an anonymous-namespace type). The non-unity build
-  # (E2BEVAL_UNITY_BUILD=OFF, and the C++ tests, which include our headers) keeps the warning for real headers.
+  # (E2BEVAL_UNITY_BUILD=OFF) keeps the warning for real headers.
   target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
 endfunction()

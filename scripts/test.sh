@@ -23,40 +23,69 @@ set -m
 e2beval template build code-interpreter-v1 >"$template_log" 2>&1 &
 template_pid=$!
 set +m
-trap 'kill -INT -- "-$template_pid" 2>/dev/null || true' EXIT
+# What is still running in the background is interrupted, a process group at a time, when the script ends early.
+ctest_pid=""
+interrupt_background() {
+  local group
+  for group in "$template_pid" "$ctest_pid"; do
+    [ -n "$group" ] && kill -INT -- "-$group" 2>/dev/null || true
+  done
+}
+trap interrupt_background EXIT
 
 # Every part below runs to its end even when an earlier one failed, so that one run shows every failure; the
 # script fails at the end if any did.
 failed=()
 
 # build/cpp is the tree setup.sh built the module and the CLI in: only the tests' own sources compile here.
-echo "== C++: build the tests (build/cpp) and doctest"
+echo "== C++: build the tests (build/cpp)"
 cmake --build build/cpp --target e2beval_tests
-# The doctest suite's three runs (warm, cold, the E2B client) at once: each checks only what its own process made.
-ctest --test-dir build/cpp --output-on-failure -j 2 || failed+=("C++ tests (ctest)")
+# The doctest suite's three runs (warm, cold, the E2B client) at once, in the background beside pytest's first two
+# parts: each checks only what its own process made, and they mostly wait (on timeouts, on their sandboxes), so
+# they cost those parts little. Their output is shown when they have ended, before the exclusive part.
+ctest_log="build/ctest.log"
+echo "== C++: doctest through ctest, in the background (log: $ctest_log)"
+set -m
+ctest --test-dir build/cpp --output-on-failure -j 2 >"$ctest_log" 2>&1 &
+ctest_pid=$!
+set +m
 
-# pytest in three parts (docs/testing.md). The parallel parts use one pytest-xdist worker per core, each test file
-# whole on one worker (--dist loadfile: a module's fixtures, servers and daemons are started once, as in a serial
-# run); the tests that need the machine to themselves (mark `exclusive`) run last, one at a time.
+# pytest in three parts (docs/testing.md). The parallel parts use one pytest-xdist worker per core and one more,
+# each test file whole on one worker (--dist loadfile: a module's fixtures, servers and daemons are started once,
+# as in a serial run): with one per core the cores were idle a good part of the time, the tests waiting on
+# promptfoo, servers and timeouts (part 1 on 2 cores: 325 s with 2 workers, 243 s with 3, the machine 98 % busy).
+# The tests that need the machine to themselves (mark `exclusive`) run last, one at a time.
 PYTEST_PATHS=(tests/python tests/integration tests/security tests/serve tests/templates)
-PARALLEL=(-n "${E2BEVAL_TEST_WORKERS:-2}" --dist loadfile)
+PARALLEL=(-n "${E2BEVAL_TEST_WORKERS:-$(($(nproc) + 1))}" --dist loadfile)
 
 echo "== pytest, part 1 of 3: what needs neither code-interpreter-v1 nor the machine to itself, while that template builds"
 python -m pytest -q "${PARALLEL[@]}" -m "not code_interpreter and not exclusive" "${PYTEST_PATHS[@]}" \
   || failed+=("pytest part 1 (parallel)")
 
-if ! wait "$template_pid"; then
-  trap - EXIT
+template_status=0
+wait "$template_pid" || template_status=$?
+template_pid=""
+if [ "$template_status" -ne 0 ]; then
   cat "$template_log" >&2
   echo "== code-interpreter-v1: the build failed (pip's log is above)" >&2
   exit 1
 fi
-trap - EXIT
 echo "== code-interpreter-v1: ready after $((SECONDS - template_started)) s ($(tail -n 2 "$template_log" | head -n 1))"
 
 echo "== pytest, part 2 of 3: what needs code-interpreter-v1 (tests/serve, tests/templates, the E2B examples)"
 python -m pytest -q "${PARALLEL[@]}" -m "code_interpreter and not exclusive" "${PYTEST_PATHS[@]}" \
   || failed+=("pytest part 2 (parallel, code-interpreter-v1)")
+
+ctest_status=0
+wait "$ctest_pid" || ctest_status=$?
+ctest_pid=""
+if [ "$ctest_status" -eq 0 ]; then
+  echo "== C++: doctest: $(grep -E "tests passed|tests failed" "$ctest_log")"
+else
+  cat "$ctest_log"
+  failed+=("C++ tests (ctest)")
+fi
+trap - EXIT
 
 echo "== pytest, part 3 of 3: what needs the machine to itself, one test at a time"
 python -m pytest -q -m exclusive "${PYTEST_PATHS[@]}" || failed+=("pytest part 3 (exclusive)")

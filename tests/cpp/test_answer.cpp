@@ -6,6 +6,9 @@
 #include "e2beval/eval/runner.hpp"
 #include "test_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_answer {
+
 using namespace e2beval;
 
 namespace {
@@ -61,3 +64,5 @@ TEST_CASE("the Runner's verdict carries the same status as the pipeline gives th
     CHECK(Runner(testing::test_sandbox(), quick).evaluate("```python\ndef f(x):\n    while True:\n        pass\n```", spec).status ==
           AnswerStatus::contained);
 }
+
+}  // namespace e2beval_test_answer

@@ -6,6 +6,9 @@
 
 #include <boost/json.hpp>
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_assertion_options {
+
 using namespace e2beval;
 
 namespace {
@@ -81,3 +84,5 @@ TEST_CASE("assertion options: the metrics settings of a config that failed its c
     CHECK_FALSE(settings.metrics);
     CHECK(settings.results_dir.empty());
 }
+
+}  // namespace e2beval_test_assertion_options

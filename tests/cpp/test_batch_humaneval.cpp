@@ -10,6 +10,9 @@
 #include "e2beval/core/error.hpp"
 #include "e2beval/eval/humaneval.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_batch_humaneval {
+
 using namespace e2beval;
 
 namespace {
@@ -129,3 +132,5 @@ TEST_CASE("HumanEval files: clear errors for a missing file and a malformed line
     CHECK_THROWS_WITH_AS(load_samples(path), doctest::Contains("line 2 has no string field `completion`"), input_error);
     std::filesystem::remove(path);
 }
+
+}  // namespace e2beval_test_batch_humaneval

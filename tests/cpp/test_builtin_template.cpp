@@ -13,6 +13,9 @@
 #include "e2beval/local/templates.hpp"
 #include "temporary_directory.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_builtin_template {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -133,3 +136,5 @@ TEST_CASE("a user's requirements cannot be built under the built-in template's n
                              e2beval::input_error);
     }
 }
+
+}  // namespace e2beval_test_builtin_template

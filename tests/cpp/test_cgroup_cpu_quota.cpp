@@ -13,6 +13,9 @@
 #include "e2beval/local/local_sandbox.hpp"
 #include "local/cgroup.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_cgroup_cpu_quota {
+
 namespace {
 
 using e2beval::Limits;
@@ -98,3 +101,5 @@ TEST_CASE("a CPU cap out of range is refused before any sandbox starts") {
     request.limits.cpus = 5000;
     CHECK_THROWS_WITH_AS(sandbox.execute(request), doctest::Contains("between 0 (no cap) and 4096"), e2beval::input_error);
 }
+
+}  // namespace e2beval_test_cgroup_cpu_quota

@@ -20,6 +20,9 @@
 #include "local/cgroup.hpp"
 #include "local/cgroup_reaper.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_cgroup_reaper {
+
 namespace {
 
 using e2beval::Limits;
@@ -198,3 +201,5 @@ TEST_CASE("the reaper on cgroup v2 kills what did not die with the owner, then r
     CHECK_FALSE(running(stray));
     if (running(stray)) ::kill(stray, SIGKILL);
 }
+
+}  // namespace e2beval_test_cgroup_reaper

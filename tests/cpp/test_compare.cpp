@@ -8,6 +8,9 @@
 
 #include "e2beval/core/error.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_compare {
+
 using namespace e2beval;
 
 namespace {
@@ -137,3 +140,5 @@ TEST_CASE("compare: settings from JSON, and clear errors for bad ones") {
     CHECK(check_expected("hello", mode_of(R"("json")")).value_or("").find("not JSON or a Python literal") != std::string::npos);
     CHECK(check_expected("anything", CompareMode{}) == std::nullopt);
 }
+
+}  // namespace e2beval_test_compare

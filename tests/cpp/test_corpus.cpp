@@ -22,6 +22,9 @@
 #include "e2beval/analysis/extract.hpp"
 #include "e2beval/analysis/safety.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_corpus {
+
 namespace fs = std::filesystem;
 using e2beval::Language;
 using e2beval::PolicyPreset;
@@ -279,3 +282,5 @@ TEST_CASE("corpus: attacks blocked and benign code passed, per preset, next to t
     CHECK(tallies["preset strict"].attacks_blocked >= standard.attacks_blocked);
     CHECK(tallies["tutorial regexes"].attacks_blocked < standard.attacks_blocked);
 }
+
+}  // namespace e2beval_test_corpus

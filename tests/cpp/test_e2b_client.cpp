@@ -31,7 +31,10 @@
 #include "e2beval/e2b/e2b_sandbox.hpp"
 #include "temporary_directory.hpp"
 
-extern char** environ;
+extern char** environ;  // the process's environment (unistd.h declares it only with _GNU_SOURCE)
+
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_e2b_client {
 
 namespace {
 
@@ -437,3 +440,5 @@ TEST_CASE("e2b backend: a session is one remote sandbox speaking the session pro
     }
     CHECK(sandboxes_left() == 0);
 }
+
+}  // namespace e2beval_test_e2b_client

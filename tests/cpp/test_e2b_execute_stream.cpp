@@ -22,6 +22,9 @@
 #include "e2b/e2b_api.hpp"
 #include "e2b/http_client.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_e2b_execute_stream {
+
 namespace {
 
 namespace asio = boost::asio;
@@ -113,3 +116,5 @@ TEST_CASE("e2b client: an /execute stream whose connection breaks mid-body is a 
     CHECK(outcome.error.find("attempts") == std::string::npos);  // a started stream is never sent again
     CHECK(outcome.error.find("secret-envd-token") == std::string::npos);
 }
+
+}  // namespace e2beval_test_e2b_execute_stream

@@ -8,6 +8,9 @@
 
 #include "e2beval/core/error.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_extract {
+
 using e2beval::CodeExtractor;
 using e2beval::ExtractionMethod;
 using e2beval::Language;
@@ -342,3 +345,5 @@ TEST_CASE("a local variable does not pull in another block's function of the sam
         "```python\ndef best(xs):\n    return max(xs)\n```\n\n```python\ndef top(xs):\n    best = xs[0]\n    return best\n```\n");
     CHECK(extraction.code == "def top(xs):\n    best = xs[0]\n    return best\n");
 }
+
+}  // namespace e2beval_test_extract

@@ -11,6 +11,9 @@
 #include "e2beval/analysis/extract.hpp"
 #include "e2beval/analysis/safety.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_fuzz_regressions {
+
 namespace fs = std::filesystem;
 
 TEST_CASE("fuzz regressions: every saved input, every language, preset and option") {
@@ -52,3 +55,5 @@ TEST_CASE("fuzz regressions: every saved input, every language, preset and optio
     }
     CHECK(replayed >= 1);
 }
+
+}  // namespace e2beval_test_fuzz_regressions

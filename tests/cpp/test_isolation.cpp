@@ -18,6 +18,9 @@
 #include "local/cgroup.hpp"
 #include "local/deferred_reap.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_isolation {
+
 using namespace e2beval;
 using namespace std::chrono_literals;
 
@@ -263,3 +266,5 @@ TEST_CASE("pid 1 inside shows nothing of the host process") {
     CHECK(result.stdout_data.find("host-secret-value") == std::string::npos);
     CHECK(result.stdout_data.find("e2beval_tests") == std::string::npos);
 }
+
+}  // namespace e2beval_test_isolation

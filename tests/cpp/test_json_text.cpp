@@ -8,6 +8,9 @@
 #include <cmath>
 #include <limits>
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_json_text {
+
 namespace json = boost::json;
 using e2beval::to_json_text;
 
@@ -74,3 +77,5 @@ TEST_CASE("parse_json reads lone surrogate escapes as text or as their bytes, an
     e2beval::parse_json(R"({"a": "caf\udcff")", LoneSurrogates::as_escape_text, ec);
     CHECK(ec);  // everything else is as strict as before
 }
+
+}  // namespace e2beval_test_json_text

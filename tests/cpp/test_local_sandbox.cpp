@@ -22,6 +22,9 @@
 #include "e2beval/local/local_sandbox.hpp"
 #include "test_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_local_sandbox {
+
 using namespace e2beval;
 using namespace std::chrono_literals;
 
@@ -384,3 +387,5 @@ TEST_CASE("async_execute without any executor is refused with a clear error, nev
     // The sandbox still works afterwards.
     CHECK(run("print(2)").stdout_data == "2\n");
 }
+
+}  // namespace e2beval_test_local_sandbox

@@ -11,6 +11,9 @@
 #include "e2beval/report/report.hpp"
 #include "temporary_directory.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_metrics_report {
+
 using namespace e2beval;
 namespace json = boost::json;
 
@@ -129,3 +132,5 @@ TEST_CASE("the process run id comes from E2BEVAL_RUN_ID or is made once") {
     CHECK(process_run_id() == process_run_id());
     CHECK_FALSE(process_run_id().empty());
 }
+
+}  // namespace e2beval_test_metrics_report

@@ -20,6 +20,9 @@
 #include "local/interpreters.hpp"
 #include "test_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_polyglot {
+
 using namespace e2beval;
 using namespace std::chrono_literals;
 
@@ -377,3 +380,5 @@ TEST_CASE("a loader that cannot map the interpreter for lack of memory reports t
     }
     CHECK_FALSE(local::stderr_reports_limit(Language::python, local::LimitKind::memory, "ValueError: bad segment\n"));
 }
+
+}  // namespace e2beval_test_polyglot

@@ -16,6 +16,9 @@
 #include "report/report_markup.hpp"
 #include "temporary_directory.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_report {
+
 using namespace e2beval;
 namespace json = boost::json;
 
@@ -458,3 +461,5 @@ TEST_CASE("histogram bins follow the data: fast runs and one timeout do not shar
     // A narrow spread keeps equal-width bins.
     CHECK_FALSE(report_charts::make_histogram({{1.0, true}, {1.5, true}, {2.0, false}}, 12).logarithmic);
 }
+
+}  // namespace e2beval_test_report

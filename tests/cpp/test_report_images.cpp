@@ -10,6 +10,9 @@
 #include "e2beval/report/report.hpp"
 #include "report/report_images.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_report_images {
+
 using namespace e2beval;
 namespace json = boost::json;
 
@@ -86,3 +89,5 @@ TEST_CASE("promptfoo's -o JSON carries the PNG results in the assertion's metada
     CHECK(data.rows[0].png_results == std::vector<std::string>{plot});
     CHECK(render_html(data).find("data:image/png;base64," + plot) != std::string::npos);
 }
+
+}  // namespace e2beval_test_report_images

@@ -7,6 +7,9 @@
 #include "e2beval/eval/assertion_options.hpp"
 #include "e2beval/eval/result_check.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_result_check {
+
 using namespace e2beval;
 
 namespace {
@@ -82,3 +85,5 @@ TEST_CASE("vars describe a test when they name a shape") {
     CHECK_FALSE(vars_describe_test(vars(R"({"task": "plot the sales"})")));
     CHECK_FALSE(vars_describe_test(vars(R"({"testCode": null})")));
 }
+
+}  // namespace e2beval_test_result_check

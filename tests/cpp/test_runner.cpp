@@ -8,6 +8,9 @@
 #include "test_sandbox.hpp"
 #include "e2beval/eval/runner.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_runner {
+
 using namespace e2beval;
 
 namespace {
@@ -143,3 +146,5 @@ TEST_CASE("bad vars are input errors that say which field is wrong") {
     CHECK_THROWS_AS(TestSpec::from_vars_json("not json"), input_error);
     CHECK_THROWS_AS(TestSpec::from_vars_json("{\"a\": \"\xff\"}"), input_error);
 }
+
+}  // namespace e2beval_test_runner

@@ -11,6 +11,9 @@
 #include "e2beval/eval/runner.hpp"
 #include "test_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_runner_shapes {
+
 using namespace e2beval;
 
 namespace {
@@ -417,3 +420,5 @@ TEST_CASE("shapes from vars, and bad vars name the field and the accepted shapes
     rejects(R"({"language": "javascript", "cases": [{"stdin": "", "stdout": "1"}]})", "the stdio shape runs Python only");
     rejects(R"({"language": "bash", "setup": "x = 1", "testCode": "echo 1", "expectedOutput": "1"})", "setup runs Python only");
 }
+
+}  // namespace e2beval_test_runner_shapes

@@ -11,6 +11,9 @@
 
 #include "e2beval/core/error.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_safety {
+
 using e2beval::Language;
 using e2beval::Policy;
 using e2beval::PolicyPreset;
@@ -341,3 +344,5 @@ TEST_CASE("rules() lists every rule with its severity per preset; preset names p
     CHECK(e2beval::policy_preset_from_string("strict") == PolicyPreset::strict);
     CHECK_FALSE(e2beval::policy_preset_from_string("lenient").has_value());
 }
+
+}  // namespace e2beval_test_safety

@@ -15,6 +15,9 @@
 #include "e2beval/session.hpp"
 #include "test_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_session {
+
 using namespace e2beval;
 
 namespace {
@@ -237,3 +240,5 @@ TEST_CASE("with no ready sessions configured, no session is started ahead of dem
     CHECK(session->run_code("1 + 1").text() == std::optional<std::string>("2"));
     session->kill();
 }
+
+}  // namespace e2beval_test_session

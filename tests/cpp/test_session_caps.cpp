@@ -8,6 +8,9 @@
 #include "local/session_caps.hpp"
 #include "local/session_deadline.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_session_caps {
+
 using namespace e2beval;
 using namespace std::chrono_literals;
 namespace json = boost::json;
@@ -95,3 +98,5 @@ TEST_CASE("files_read may carry the largest file the session can hold; everythin
     CHECK(local::call_caps({{"op", "files_read"}}, limits).line_bytes >= (256u << 20) / 3 * 4);
     CHECK(local::call_caps({{"op", "run_code"}}, limits).line_bytes == local::kEventLineBytes);
 }
+
+}  // namespace e2beval_test_session_caps

@@ -15,6 +15,9 @@
 #include "e2beval/session.hpp"
 #include "test_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_session_concurrency {
+
 using namespace e2beval;
 namespace json = boost::json;
 
@@ -179,3 +182,5 @@ TEST_CASE("a killed session ends every waiting call with session_closed") {
         }
     }
 }
+
+}  // namespace e2beval_test_session_concurrency

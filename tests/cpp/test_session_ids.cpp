@@ -9,6 +9,9 @@
 #include "e2beval/session.hpp"
 #include "test_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_session_ids {
+
 using namespace e2beval;
 
 TEST_CASE("session ids are distinct and of the form local- and 16 base-36 digits") {
@@ -24,3 +27,5 @@ TEST_CASE("session ids are distinct and of the form local- and 16 base-36 digits
     }
     CHECK(ids.size() == 4);
 }
+
+}  // namespace e2beval_test_session_ids

@@ -15,6 +15,9 @@
 #include "local/sudo_shim.hpp"
 #include "test_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_session_layout {
+
 using namespace e2beval;
 
 namespace {
@@ -94,3 +97,5 @@ TEST_CASE("host paths under /tmp and /home/user are bound elsewhere, so a sessio
     CHECK(local::path_inside("/tmpfiles/x") == "/tmpfiles/x");
     CHECK(local::path_directories("/a:relative::/b/c:") == std::vector<std::string>{"/a", "/b/c"});
 }
+
+}  // namespace e2beval_test_session_layout

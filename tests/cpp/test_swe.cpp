@@ -11,6 +11,9 @@
 #include "e2beval/swe/patch.hpp"
 #include "e2beval/swe/test_log.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_swe {
+
 using namespace e2beval::swe;
 
 namespace {
@@ -133,3 +136,5 @@ TEST_CASE("instances take SWE-bench's fields, FAIL_TO_PASS given as JSON text to
     object.erase("FAIL_TO_PASS");
     CHECK_THROWS_AS(instance_from_json(object), e2beval::input_error);
 }
+
+}  // namespace e2beval_test_swe

@@ -8,6 +8,9 @@
 
 #include "e2beval/core/error.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_text {
+
 using namespace std::string_literals;
 
 namespace {
@@ -83,3 +86,5 @@ TEST_CASE("shown_invalid_utf8 writes a surrogate's bytes as its escape, other by
     CHECK(e2beval::shown_invalid_utf8("caf\xe9", 3) == "\\xe9");
     CHECK(e2beval::shown_invalid_utf8("\xE2\x82", 0) == "\\xe2\\x82");
 }
+
+}  // namespace e2beval_test_text

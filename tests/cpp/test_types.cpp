@@ -4,6 +4,9 @@
 
 #include <doctest/doctest.h>
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_types {
+
 TEST_CASE("the language of a file comes from its extension, through one table of names") {
     using e2beval::Language;
     CHECK(e2beval::language_from_file_name("a.py") == Language::python);
@@ -26,3 +29,5 @@ TEST_CASE("the output limit's detail names both ways to raise it") {
           "killed after writing more than 1000 bytes to stderr (the output limit per stream; raise it with --output-limit "
           "BYTES, or limits.output_bytes in Python, a promptfoo config or a --profile file)");
 }
+
+}  // namespace e2beval_test_types

@@ -14,6 +14,9 @@
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/local/local_sandbox.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_warm_pool {
+
 using namespace e2beval;
 
 namespace {
@@ -375,3 +378,5 @@ TEST_CASE("prepare_executions does nothing when the pool is disabled") {
     sandbox.prepare_executions(like, 2);
     CHECK(sandbox.zygote_pids().empty());
 }
+
+}  // namespace e2beval_test_warm_pool

@@ -9,6 +9,9 @@
 #include "local/program_steps.hpp"
 #include "local/warm_protocol.hpp"
 
+// The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
+namespace e2beval_test_warm_protocol {
+
 using namespace e2beval::local;
 
 namespace {
@@ -65,3 +68,5 @@ TEST_CASE("zygote settings carry the cgroup tasks-file count, within one per v1 
     settings.seccomp_filter.clear();  // an empty filter is no filter: refused
     CHECK_FALSE(decode_warm_settings(encode_warm_settings(settings)));
 }
+
+}  // namespace e2beval_test_warm_protocol

@@ -83,3 +83,13 @@ def serve():
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture
+def sandbox(request, serve):
+    """A sandbox on the module's server, of the `Sandbox` class the test module imports: e2b's or
+    e2b-code-interpreter's (their default templates differ: `base`, and `code-interpreter-v1`). Killed after the test."""
+    sdk_sandbox = request.module.Sandbox
+    created = sdk_sandbox.create(timeout=180)
+    yield created
+    sdk_sandbox.kill(created.sandbox_id)

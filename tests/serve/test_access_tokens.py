@@ -11,13 +11,6 @@ from e2b import AuthenticationException
 from e2b_code_interpreter import Sandbox
 
 
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=120)
-    yield created
-    Sandbox.kill(created.sandbox_id)
-
-
 def _sandbox_request(serve, sandbox, method, path, port, headers=None, **kwargs):
     all_headers = {"E2b-Sandbox-Id": sandbox.sandbox_id, "E2b-Sandbox-Port": str(port), **(headers or {})}
     return httpx.request(method, serve.env["E2B_SANDBOX_URL"] + path, headers=all_headers, timeout=60, **kwargs)

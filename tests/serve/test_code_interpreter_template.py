@@ -6,16 +6,8 @@ stays the bare environment, and `--bare-code-interpreter` serves code-interprete
 import os
 import subprocess
 
-import pytest
 from conftest import ServeProcess, serve_binary
 from e2b_code_interpreter import Sandbox
-
-
-@pytest.fixture
-def sandbox(serve):
-    sandbox = Sandbox.create(timeout=120)  # the SDK's default template: code-interpreter-v1
-    yield sandbox
-    sandbox.kill()
 
 
 def test_the_default_template_is_e2bs_environment(sandbox):

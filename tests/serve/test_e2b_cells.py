@@ -2,18 +2,10 @@
 `e2beval serve`: how output is cut into stdout/stderr messages (ipykernel's OutStream for Python, bash_kernel's
 lines, ijavascript's writes), ES module syntax in JavaScript cells, and E2B's default contexts. Code written for
 E2B that joins or counts `logs.stdout` must see what it sees there, whatever the timing (issue 33)."""
-import pytest
 from e2b_code_interpreter import Sandbox
 
 # A guard so a broken server fails the test instead of hanging it; never a timing assertion.
 HANDSHAKE_SECONDS = 60
-
-
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=180)
-    yield created
-    Sandbox.kill(created.sandbox_id)
 
 
 def test_python_output_written_together_is_one_message(sandbox):

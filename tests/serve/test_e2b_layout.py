@@ -7,18 +7,10 @@ test_watch_recursive_directory_changes, test_watch_recursive_directory_after_nes
 import asyncio
 import time
 
-import pytest
 from e2b import AsyncSandbox, FilesystemEventType
 from e2b_code_interpreter import Sandbox
 
 WAIT_SECONDS = 60  # a bound for a broken server, never a timing assertion
-
-
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=120)
-    yield created
-    Sandbox.kill(created.sandbox_id)
 
 
 def test_code_and_commands_run_in_home_user_and_paths_agree_with_pwd(sandbox):

@@ -13,13 +13,6 @@ from packaging.version import Version
 REPORTED = Version("0.5.7")
 
 
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=180)
-    yield created
-    Sandbox.kill(created.sandbox_id)
-
-
 def test_the_reported_version_is_the_highest_whose_gates_are_served(sandbox):
     # Every gate up to 0.5.7 is served (0.1.4 recursive watch, 0.1.5 / 0.2.4 metrics, 0.3.0 stdin flag, 0.4.0 no
     # user, 0.5.2 close_stdin, 0.5.7 octet-stream); 0.6.2 (file metadata) is not.

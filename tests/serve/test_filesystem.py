@@ -10,13 +10,6 @@ from e2b import (FileNotFoundException, FileType, InvalidArgumentException, NotF
                  SandboxException)
 
 
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=120)
-    yield created
-    Sandbox.kill(created.sandbox_id)
-
-
 def test_list_depth_one_and_two(sandbox):
     sandbox.files.write("/home/user/tree/a.txt", "aaa")
     sandbox.files.write("/home/user/tree/sub/b.txt", "b")

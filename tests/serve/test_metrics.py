@@ -9,13 +9,6 @@ from e2b_code_interpreter import Sandbox
 MiB = 1 << 20
 
 
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=180)
-    yield created
-    Sandbox.kill(created.sandbox_id)
-
-
 def only_metric(metrics):
     assert len(metrics) == 1, metrics  # one sample, measured at the call
     return metrics[0]

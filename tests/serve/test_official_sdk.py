@@ -9,13 +9,6 @@ from e2b import AuthenticationException, RateLimitException, SandboxNotFoundExce
 from e2b_code_interpreter import Sandbox
 
 
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=120)
-    yield created
-    Sandbox.kill(created.sandbox_id)
-
-
 def test_run_code_keeps_state_and_reports_results_and_errors(sandbox):
     sandbox.run_code("x = 41\nprint('hi')")
     execution = sandbox.run_code("x + 1")

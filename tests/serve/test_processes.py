@@ -12,13 +12,6 @@ from e2b_code_interpreter import Sandbox
 WAIT_SECONDS = 60  # a bound so a broken server fails the test instead of hanging it; never a timing assertion
 
 
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=120)
-    yield created
-    Sandbox.kill(created.sandbox_id)
-
-
 class Follow:
     """handle.wait() on a thread of its own, with its stdout as it arrives and what wait() returned or raised."""
 

@@ -8,13 +8,6 @@ import pytest
 from e2b_code_interpreter import Sandbox
 
 
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=120)
-    yield created
-    Sandbox.kill(created.sandbox_id)
-
-
 @pytest.mark.parametrize("operation", ["pause", "resume", "logs", "snapshots", "fork"])
 def test_unoffered_sandbox_operations_are_501_naming_the_operation(serve, sandbox, operation):
     method = "GET" if operation == "logs" else "POST"

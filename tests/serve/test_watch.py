@@ -13,13 +13,6 @@ from e2b import (AsyncSandbox, FilesystemEventType, InvalidArgumentException, No
 WAIT_SECONDS = 60  # a bound for a broken server, never a timing assertion
 
 
-@pytest.fixture
-def sandbox(serve):
-    created = Sandbox.create(timeout=180)
-    yield created
-    Sandbox.kill(created.sandbox_id)
-
-
 def names_and_types(events):
     return {(event.name, event.type) for event in events}
 
