@@ -62,7 +62,10 @@ VENV_PY="$ROOT/.venv/bin/python"
 # Python, which imports only e2beval and the standard library).
 if ! "$VENV_PY" -c "import scikit_build_core, pybind11" >/dev/null 2>&1; then
   say "installing Python build dependencies"
-  "$VENV_PY" -m pip install -q --upgrade pip
+  # pip 23.1 or newer for `-C` (config settings) below; Debian 12's venv has 23.0.1, so it is upgraded there only.
+  if ! "$VENV_PY" -c "import pip, sys; sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < (23, 1))"; then
+    "$VENV_PY" -m pip install -q --upgrade pip
+  fi
   "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
 fi
 # The tests' (--tests) and the E2B examples' (--e2b). The official E2B SDKs are pinned: tests check
@@ -87,7 +90,10 @@ npm_install() {  # npm_install LOG DIRECTORY: `npm install` of DIRECTORY's lock,
   # makes `npm ci` refuse a lock written on another machine. --no-save: installs what the lock pins but
   # never rewrites it (a newer npm added other platforms' entries, leaving the checkout modified).
   set -m  # a process group of its own, so that the trap below ends npm too, not only this subshell
-  (cd "$directory" && npm install --no-save --no-audit --no-fund --loglevel=error && touch node_modules/.e2beval-installed) \
+  # --prefer-offline: what npm's cache holds is taken without asking the registry again (the lock pins versions
+  # and integrity hashes, so nothing newer could be wanted), the rest is downloaded.
+  (cd "$directory" && npm install --no-save --no-audit --no-fund --prefer-offline --loglevel=error &&
+    touch node_modules/.e2beval-installed) \
     >"$log" 2>&1 &
   npm_jobs+=($!)
   set +m
