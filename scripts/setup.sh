@@ -51,32 +51,8 @@ else
   say "system packages: all present"
 fi
 
-# ---- 2. Python: a project-local virtualenv with e2beval built into it ---------------------------------
-PYTHON="${E2BEVAL_SETUP_PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  say "creating .venv with $($PYTHON --version 2>&1)"
-  "$PYTHON" -m venv .venv
-fi
-VENV_PY="$ROOT/.venv/bin/python"
-# What the build needs (the demo needs nothing else from PyPI: promptfoo runs e2beval's assertion with .venv's
-# Python, which imports only e2beval and the standard library).
-if ! "$VENV_PY" -c "import scikit_build_core, pybind11" >/dev/null 2>&1; then
-  say "installing Python build dependencies"
-  "$VENV_PY" -m pip install -q --upgrade pip
-  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
-fi
-# The tests' (--tests) and the E2B examples' (--e2b). The official E2B SDKs are pinned: tests check
-# e2beval.Sandbox against their API and run them unchanged against `e2beval serve` (tests/serve; docs/serve.md
-# names the versions tested).
-if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
-  if ! "$VENV_PY" -c "import pytest, xdist, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
-    say "installing Python test dependencies and the E2B SDKs"
-    "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" \
-      "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
-  fi
-fi
-# ---- 3. npm: promptfoo and the Node 22 it needs, the official E2B JavaScript SDKs -----------------------
-# In the background while the C++ compiles below (npm mostly downloads and unpacks, the compiler computes), each
+# ---- 2. npm: promptfoo and the Node 22 it needs, the official E2B JavaScript SDKs -----------------------
+# In the background while the Python packages install and the C++ compiles below (npm mostly downloads and unpacks, the compiler computes), each
 # into a log of its own that is shown when it fails.
 mkdir -p build/setup-logs
 npm_jobs=()
@@ -87,7 +63,10 @@ npm_install() {  # npm_install LOG DIRECTORY: `npm install` of DIRECTORY's lock,
   # makes `npm ci` refuse a lock written on another machine. --no-save: installs what the lock pins but
   # never rewrites it (a newer npm added other platforms' entries, leaving the checkout modified).
   set -m  # a process group of its own, so that the trap below ends npm too, not only this subshell
-  (cd "$directory" && npm install --no-save --no-audit --no-fund --loglevel=error && touch node_modules/.e2beval-installed) \
+  # --prefer-offline: what npm's cache holds is taken without asking the registry again (the lock pins versions
+  # and integrity hashes, so nothing newer could be wanted), the rest is downloaded.
+  (cd "$directory" && npm install --no-save --no-audit --no-fund --prefer-offline --loglevel=error &&
+    touch node_modules/.e2beval-installed) \
     >"$log" 2>&1 &
   npm_jobs+=($!)
   set +m
@@ -116,6 +95,33 @@ fi
 # A failure below (set -e) does not leave an npm running.
 trap 'for job in "${npm_jobs[@]}"; do kill -- "-$job" 2>/dev/null || true; done' EXIT
 
+# ---- 3. Python: a project-local virtualenv with e2beval built into it ---------------------------------
+PYTHON="${E2BEVAL_SETUP_PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv with $($PYTHON --version 2>&1)"
+  "$PYTHON" -m venv .venv
+fi
+VENV_PY="$ROOT/.venv/bin/python"
+# What the build needs (the demo needs nothing else from PyPI: promptfoo runs e2beval's assertion with .venv's
+# Python, which imports only e2beval and the standard library).
+if ! "$VENV_PY" -c "import scikit_build_core, pybind11" >/dev/null 2>&1; then
+  say "installing Python build dependencies"
+  # pip 23.1 or newer for `-C` (config settings) below; Debian 12's venv has 23.0.1, so it is upgraded there only.
+  if ! "$VENV_PY" -c "import pip, sys; sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < (23, 1))"; then
+    "$VENV_PY" -m pip install -q --upgrade pip
+  fi
+  "$VENV_PY" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
+fi
+# The tests' (--tests) and the E2B examples' (--e2b). The official E2B SDKs are pinned: tests check
+# e2beval.Sandbox against their API and run them unchanged against `e2beval serve` (tests/serve; docs/serve.md
+# names the versions tested).
+if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
+  if ! "$VENV_PY" -c "import pytest, xdist, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
+    say "installing Python test dependencies and the E2B SDKs"
+    "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" \
+      "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
+  fi
+fi
 # ---- 4. e2beval, built and installed into .venv -------------------------------------------------------
 # One build tree, build/cpp, serves the module and the CLI (this wheel), the C++ tests (configured here with
 # --tests, built by scripts/test.sh) and the consumers' install (tests/consumers/run.sh): each source is
