@@ -35,7 +35,7 @@ TICKS = os.sysconf("SC_CLK_TCK")
 def build_cli(name: str, optimization: str, report: bl.Report) -> Path:
     tree = TREES / ("o1" if optimization else "o2")
     configure = ["cmake", "-S", str(bl.REPO_ROOT), "-B", str(tree), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
-                 "-DE2BEVAL_DEBUG_INFO=lines", "-DE2BEVAL_BUILD_PYTHON=OFF", "-DE2BEVAL_BUILD_TESTS=OFF",
+                 "-DE2BEVAL_DEBUG_INFO=none", "-DE2BEVAL_BUILD_PYTHON=OFF", "-DE2BEVAL_BUILD_TESTS=OFF",
                  "-DE2BEVAL_BUILD_CLI=ON", "-DE2BEVAL_INSTALL=OFF", f"-DE2BEVAL_GLUE_OPTIMIZATION={optimization}"]
     report.say(f"  building the CLI with {name} in {tree.relative_to(bl.REPO_ROOT)}")
     for command in (configure, ["cmake", "--build", str(tree), "--target", "e2beval_cli"]):
