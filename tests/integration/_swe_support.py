@@ -3,6 +3,8 @@ each, downloaded once and cached under build/swe-fixtures) and the verdict each 
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import subprocess
 import sys
@@ -12,9 +14,29 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURES_OUT = REPO / "build" / "swe-fixtures"
 
 
+def _fixture_inputs_digest() -> str:
+    """What the fixtures are made from: the script and every file under tests/swe/fixtures."""
+    digest = hashlib.sha256()
+    for path in [REPO / "scripts" / "swe_fixtures.py", *sorted((REPO / "tests" / "swe" / "fixtures").rglob("*"))]:
+        if path.is_file():
+            digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def build_fixtures() -> Path:
-    subprocess.run([sys.executable, str(REPO / "scripts" / "swe_fixtures.py"), "--out", str(FIXTURES_OUT)],
-                   check=True, timeout=600)
+    """Builds the fixtures unless they are built from the same inputs. Test modules on other pytest-xdist workers
+    call this too: the first builds under an exclusive lock, the others wait for it and then find them built (a
+    second build while another module's test reads the repositories would replace them under it)."""
+    FIXTURES_OUT.parent.mkdir(parents=True, exist_ok=True)
+    stamp = FIXTURES_OUT / ".built-from"
+    with open(FIXTURES_OUT.parent / "swe-fixtures.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        wanted = _fixture_inputs_digest()
+        if not (stamp.exists() and stamp.read_text() == wanted):
+            stamp.unlink(missing_ok=True)
+            subprocess.run([sys.executable, str(REPO / "scripts" / "swe_fixtures.py"), "--out", str(FIXTURES_OUT)],
+                           check=True, timeout=600)
+            stamp.write_text(wanted)
     return FIXTURES_OUT
 
 
