@@ -17,12 +17,26 @@ mkdir -p build
 template_log="build/code-interpreter-v1.log"
 echo "== code-interpreter-v1: building in the background (log: $template_log)"
 template_started=$SECONDS
-# In a process group of its own (job control on for this one job), so that a failure below (set -e) interrupts
-# the whole build — the CLI, its builder and pip — which then keeps nothing half-built.
-set -m
-e2beval template build code-interpreter-v1 >"$template_log" 2>&1 &
-template_pid=$!
-set +m
+
+# in_background LOG COMMAND...: COMMAND in the background, its output in LOG, its pid in $background_pid. In a
+# process group of its own (job control on for this one job), so that when the script ends early all of it is
+# interrupted (the template's build: the CLI, its builder and pip, which then keep nothing half-built).
+in_background() {
+  local log="$1"
+  shift
+  set -m
+  "$@" >"$log" 2>&1 &
+  background_pid=$!
+  set +m
+}
+# finished PID: waits for it, its exit status in $finished_status (a failing `wait` would end the script: set -e).
+finished() {
+  finished_status=0
+  wait "$1" || finished_status=$?
+}
+
+in_background "$template_log" e2beval template build code-interpreter-v1
+template_pid=$background_pid
 # What is still running in the background is interrupted, a process group at a time, when the script ends early.
 ctest_pid=""
 interrupt_background() {
@@ -45,10 +59,8 @@ cmake --build build/cpp --target e2beval_tests
 # they cost those parts little. Their output is shown when they have ended, before the exclusive part.
 ctest_log="build/ctest.log"
 echo "== C++: doctest through ctest, in the background (log: $ctest_log)"
-set -m
-ctest --test-dir build/cpp --output-on-failure -j 2 >"$ctest_log" 2>&1 &
-ctest_pid=$!
-set +m
+in_background "$ctest_log" ctest --test-dir build/cpp --output-on-failure -j 2
+ctest_pid=$background_pid
 
 # pytest in three parts (docs/testing.md). The parallel parts use one pytest-xdist worker per core and one more,
 # each test file whole on one worker (--dist loadfile: a module's fixtures, servers and daemons are started once,
@@ -62,10 +74,9 @@ echo "== pytest, part 1 of 3: what needs neither code-interpreter-v1 nor the mac
 python -m pytest -q "${PARALLEL[@]}" -m "not code_interpreter and not exclusive" "${PYTEST_PATHS[@]}" \
   || failed+=("pytest part 1 (parallel)")
 
-template_status=0
-wait "$template_pid" || template_status=$?
+finished "$template_pid"
 template_pid=""
-if [ "$template_status" -ne 0 ]; then
+if [ "$finished_status" -ne 0 ]; then
   cat "$template_log" >&2
   echo "== code-interpreter-v1: the build failed (pip's log is above)" >&2
   exit 1
@@ -76,10 +87,9 @@ echo "== pytest, part 2 of 3: what needs code-interpreter-v1 (tests/serve, tests
 python -m pytest -q "${PARALLEL[@]}" -m "code_interpreter and not exclusive" "${PYTEST_PATHS[@]}" \
   || failed+=("pytest part 2 (parallel, code-interpreter-v1)")
 
-ctest_status=0
-wait "$ctest_pid" || ctest_status=$?
+finished "$ctest_pid"
 ctest_pid=""
-if [ "$ctest_status" -eq 0 ]; then
+if [ "$finished_status" -eq 0 ]; then
   echo "== C++: doctest: $(grep -E "tests passed|tests failed" "$ctest_log")"
 else
   cat "$ctest_log"
