@@ -12,6 +12,7 @@ cd "$ROOT"
 # SDKs' default template) is built once per run at most, in the background while the tests that do not need it
 # run (they come first: tests/conftest.py): pip mostly downloads and unpacks, the tests mostly compute. A later
 # run of the same checkout reuses it.
+export E2BEVAL_CACHE_DIR="$ROOT/build/test-templates" PIP_CACHE_DIR="$ROOT/build/pip-cache"
 mkdir -p build
 template_log="build/code-interpreter-v1.log"
 echo "== code-interpreter-v1: building in the background (log: $template_log)"
