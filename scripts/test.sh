@@ -6,6 +6,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup.sh" --tests  # also what only the tests need (Chromium, doctest)
 source "$ROOT/scripts/env.sh"
 cd "$ROOT"
+# pytest keeps its rewritten test modules, Python its compiled ones, in __pycache__ (ignored by git): an environment
+# that turns that off (PYTHONDONTWRITEBYTECODE) made every pytest process and every Python the tests start compile
+# them again (pytest's collection: 4.0 s instead of 2.1 s, in each of the four processes).
+unset PYTHONDONTWRITEBYTECODE
 
 # The tests' template store (tests/template_cache.py): every test and what it starts finds templates there, and
 # pip its downloads. The built-in template code-interpreter-v1 (E2B's packages, what `e2beval serve` gives the
