@@ -5,7 +5,7 @@
 #   scripts/setup.sh           what the demo needs (scripts/demo.sh)
 #   scripts/setup.sh --e2b     and the official E2B SDKs (PyPI and npm, pinned), for examples/e2b
 #   scripts/setup.sh --tests   and what only the tests need (scripts/test.sh): their apt packages, pytest, the
-#                              E2B SDKs, and the C++ tests configured in the build tree (built by scripts/test.sh)
+#                              E2B SDKs, and the C++ tests built in the same build tree
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,31 +52,36 @@ else
 fi
 
 # ---- 2. npm: promptfoo and the Node 22 it needs, the official E2B JavaScript SDKs -----------------------
-# In the background while the Python packages install and the C++ compiles below (npm mostly downloads and unpacks, the compiler computes), each
-# into a log of its own that is shown when it fails.
+# Installs that mostly download and unpack (npm's here, pip's of the tests' packages below) run in the background
+# while the C++ compiles, each into a log of its own that is shown when it fails.
 mkdir -p build/setup-logs
-npm_jobs=()
-npm_logs=()
-npm_install() {  # npm_install LOG DIRECTORY: `npm install` of DIRECTORY's lock, in the background
-  local log="$ROOT/build/setup-logs/$1" directory="$2"
+background_jobs=()
+background_logs=()
+background_names=()
+in_background() {  # in_background NAME LOG COMMAND...: COMMAND in the background, its output in build/setup-logs/LOG
+  local name="$1" log="$ROOT/build/setup-logs/$2"
+  shift 2
+  set -m  # a process group of its own, so that the trap below ends all of it, not only this subshell
+  "$@" >"$log" 2>&1 &
+  background_jobs+=($!)
+  set +m
+  background_logs+=("$log")
+  background_names+=("$name")
+}
+npm_install() {  # npm_install DIRECTORY: `npm install` of DIRECTORY's lock, then a stamp
   # `npm install` rather than `npm ci`: npm's lock files omit other platforms' optional packages, which
   # makes `npm ci` refuse a lock written on another machine. --no-save: installs what the lock pins but
   # never rewrites it (a newer npm added other platforms' entries, leaving the checkout modified).
-  set -m  # a process group of its own, so that the trap below ends npm too, not only this subshell
   # --prefer-offline: what npm's cache holds is taken without asking the registry again (the lock pins versions
   # and integrity hashes, so nothing newer could be wanted), the rest is downloaded.
-  (cd "$directory" && npm install --no-save --no-audit --no-fund --prefer-offline --loglevel=error &&
-    touch node_modules/.e2beval-installed) \
-    >"$log" 2>&1 &
-  npm_jobs+=($!)
-  set +m
-  npm_logs+=("$log")
+  cd "$1" && npm install --no-save --no-audit --no-fund --prefer-offline --loglevel=error &&
+    touch node_modules/.e2beval-installed
 }
 NODE_BIN="$ROOT/tools/promptfoo/node_modules/.bin"
 stamp="$ROOT/tools/promptfoo/node_modules/.e2beval-installed"
 if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp" ]; then
   say "installing promptfoo and node@22 into tools/promptfoo in the background (npm install, versions pinned by package-lock.json)"
-  npm_install promptfoo.log "$ROOT/tools/promptfoo"
+  in_background "npm install (promptfoo)" promptfoo.log npm_install "$ROOT/tools/promptfoo"
 else
   say "promptfoo: already installed"
 fi
@@ -88,12 +93,12 @@ if [ "$for_tests" = 0 ] && [ "$for_e2b" = 0 ]; then
   say "E2B JavaScript SDKs: not needed by the demo (scripts/setup.sh --e2b or --tests installs them)"
 elif [ ! -f "$stamp" ] || [ "$ROOT/package-lock.json" -nt "$stamp" ] || [ "$ROOT/package.json" -nt "$stamp" ]; then
   say "installing the E2B JavaScript SDKs (@e2b/code-interpreter, e2b) into node_modules in the background (pinned by package-lock.json)"
-  npm_install e2b-sdks.log "$ROOT"
+  in_background "npm install (the E2B JavaScript SDKs)" e2b-sdks.log npm_install "$ROOT"
 else
   say "E2B JavaScript SDKs: already installed"
 fi
 # A failure below (set -e) does not leave an npm running.
-trap 'for job in "${npm_jobs[@]}"; do kill -- "-$job" 2>/dev/null || true; done' EXIT
+trap 'for job in "${background_jobs[@]}"; do kill -- "-$job" 2>/dev/null || true; done' EXIT
 
 # ---- 3. Python: a project-local virtualenv with e2beval built into it ---------------------------------
 PYTHON="${E2BEVAL_SETUP_PYTHON:-python3}"
@@ -116,15 +121,16 @@ fi
 # e2beval.Sandbox against their API and run them unchanged against `e2beval serve` (tests/serve; docs/serve.md
 # names the versions tested).
 if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
-  if ! "$VENV_PY" -c "import pytest, xdist, yaml, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
-    say "installing Python test dependencies and the E2B SDKs"
-    "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" \
-      "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
+  if ! "$VENV_PY" -c "import pytest, xdist, yaml, PIL, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
+    # In the background beside the C++ build, which needs none of them (the wheel it installs has no dependencies).
+    say "installing Python test dependencies and the E2B SDKs in the background"
+    in_background "pip install (the tests' packages and the E2B SDKs)" python-packages.log \
+      "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" "Pillow>=10" "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
   fi
 fi
 # ---- 4. e2beval, built and installed into .venv -------------------------------------------------------
-# One build tree, build/cpp, serves the module and the CLI (this wheel), the C++ tests (configured here with
-# --tests, built by scripts/test.sh) and the consumers' install (tests/consumers/run.sh): each source is
+# One build tree, build/cpp, serves the module and the CLI (this wheel), the C++ tests (built here too with
+# --tests) and the consumers' install (tests/consumers/run.sh): each source is
 # compiled once. docs/building.md.
 say "building and installing e2beval into .venv (incremental: build/cpp)"
 export CMAKE_GENERATOR=Ninja
@@ -132,10 +138,10 @@ BUILD_SETTINGS=(-C "build-dir=$ROOT/build/cpp")
 [ "$for_tests" = 1 ] && BUILD_SETTINGS+=(-C cmake.define.E2BEVAL_BUILD_TESTS=ON)
 "$VENV_PY" -m pip install -q --no-build-isolation "${BUILD_SETTINGS[@]}" "$ROOT"
 
-for index in "${!npm_jobs[@]}"; do
-  if ! wait "${npm_jobs[$index]}"; then
-    cat "${npm_logs[$index]}" >&2
-    say "npm install failed (its output is above; the log: ${npm_logs[$index]})"
+for index in "${!background_jobs[@]}"; do
+  if ! wait "${background_jobs[$index]}"; then
+    cat "${background_logs[$index]}" >&2
+    say "${background_names[$index]} failed (its output is above; the log: ${background_logs[$index]})"
     exit 1
   fi
 done

@@ -4,7 +4,7 @@
 # Run by src/local/templates.cpp as `PYTHON -I -c SOURCE CONFIG_JSON`; pip's own output is the build log and
 # progress display. The template is built in a hidden sibling directory and renamed into place at the end, so
 # a failed or interrupted build leaves nothing; a lock file per name keeps two builds of one name apart.
-import datetime, fcntl, hashlib, json, os, shutil, subprocess, sys, time, uuid
+import datetime, fcntl, hashlib, json, os, re, shutil, subprocess, sys, time, uuid
 
 IN_USE = ".in-use"  # sandboxes using a template hold a shared flock on it; removal waits for none (sweep)
 
@@ -34,6 +34,17 @@ def sweep_removed(templates):
             continue  # a running sandbox still uses it
         shutil.rmtree(path, ignore_errors=True)
         os.close(fd)
+
+
+def sweep_unfinished(templates, name):
+    # A build that was killed (SIGKILL, a power cut) never reached its clean-up and left its half-built tree,
+    # often gigabytes, as .building-NAME-PID. Called with the name's lock held: no other build of the name runs,
+    # so every such tree is left over.
+    unfinished = re.compile(r"\.building-%s-\d+$" % re.escape(name))
+    for entry in os.listdir(templates):
+        if unfinished.match(entry):
+            say("removing %s, left by a build of %s that did not finish" % (entry, name))
+            shutil.rmtree(os.path.join(templates, entry), ignore_errors=True)
 
 
 def requirements_hash(requirements_text, python_version, base_python, files):
@@ -87,6 +98,7 @@ def main():
         say("another build of %s is running; waiting for it" % name)
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
     sweep_removed(templates)
+    sweep_unfinished(templates, name)
 
     with open(config["requirements"], "r", encoding="utf-8") as stream:
         requirements_text = stream.read()

@@ -11,12 +11,6 @@ import textwrap
 
 import pytest
 
-# exclusive (docs/testing.md): test_no_process_of_the_session_is_visible_to_the_code failed in both parallel runs
-# (never alone): a command listed a process with the agent's command line. The command's init is a fork of the
-# agent and blanks its copy of that command line only after it has forked the program (run_session_init,
-# src/local/warm_steps.cpp), so a program that lists /proc at once can read it first; a loaded machine widens
-# that window. Alone it passes, as it did in the serial suite; the race itself is left to fix in src/.
-pytestmark = pytest.mark.exclusive
 
 SCENARIO_BOUND_SECONDS = 40  # far above what a scenario needs; a stopped agent would block the call forever
 

@@ -4,6 +4,7 @@ same requirements reuses the first, and a template removed while a sandbox uses 
 while new ones are refused."""
 import json
 import os
+import shutil
 
 import pytest
 
@@ -69,6 +70,33 @@ def test_failing_requirements_show_pips_error_and_leave_nothing(tmp_path):
     after = sorted(path.name for path in store.iterdir())
     assert [name for name in after if name not in before and not name.endswith(".lock")] == []
     assert "broken" not in [entry["name"] for entry in json.loads(template("list", "--json").stdout)]
+
+
+def test_a_killed_builds_half_built_tree_is_removed_by_the_next_build_of_its_name(tmp_path):
+    """A build killed with SIGKILL never cleans up: its tree (.building-NAME-PID) is left in the store. The next
+    build of that name removes it and says so; another name's tree, and one whose name only starts alike, stay."""
+    name = f"killed-{tmp_path.name[-12:].strip('_').replace('_', '-')}"
+    store = CACHE / "templates"
+    store.mkdir(parents=True, exist_ok=True)
+    left = store / f".building-{name}-999999999"
+    (left / "venv" / "lib").mkdir(parents=True)
+    (left / "venv" / "lib" / "half-installed.py").write_text("# a package pip was unpacking\n")
+    others = [store / f".building-{name}-longer-999999999", store / ".building-someone-else-999999999"]
+    for other in others:
+        other.mkdir()
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("# nothing to install\n")
+    try:
+        built = template("build", name, "-r", str(requirements))
+        assert built.returncode == 0, built.stderr
+        assert not left.exists(), "the killed build's tree is still there"
+        assert f"removing .building-{name}-999999999, left by a build of {name} that did not finish" in built.stderr
+        assert all(other.is_dir() for other in others), "a tree of another name was removed"
+    finally:
+        template("rm", name)
+        for path in [left, *others]:
+            if path.exists():
+                shutil.rmtree(path)
 
 
 def test_building_twice_reuses_the_first_build(tiny):
