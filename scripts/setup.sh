@@ -125,7 +125,8 @@ if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
     # In the background beside the C++ build, which needs none of them (the wheel it installs has no dependencies).
     say "installing Python test dependencies and the E2B SDKs in the background"
     in_background "pip install (the tests' packages and the E2B SDKs)" python-packages.log \
-      "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" "Pillow>=10" "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
+      "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" "Pillow>=10" \
+      "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
   fi
 fi
 # ---- 4. e2beval, built and installed into .venv -------------------------------------------------------
