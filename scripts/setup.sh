@@ -68,20 +68,30 @@ in_background() {  # in_background NAME LOG COMMAND...: COMMAND in the backgroun
   background_logs+=("$log")
   background_names+=("$name")
 }
-npm_install() {  # npm_install DIRECTORY: `npm install` of DIRECTORY's lock, then a stamp
+npm_install() {  # npm_install DIRECTORY [ARGUMENT...]: `npm install` of DIRECTORY's lock, then a stamp
   # `npm install` rather than `npm ci`: npm's lock files omit other platforms' optional packages, which
   # makes `npm ci` refuse a lock written on another machine. --no-save: installs what the lock pins but
   # never rewrites it (a newer npm added other platforms' entries, leaving the checkout modified).
   # --prefer-offline: what npm's cache holds is taken without asking the registry again (the lock pins versions
   # and integrity hashes, so nothing newer could be wanted), the rest is downloaded.
-  cd "$1" && npm install --no-save --no-audit --no-fund --prefer-offline --loglevel=error &&
+  local directory="$1"
+  shift
+  cd "$directory" && npm install --no-save --no-audit --no-fund --prefer-offline --loglevel=error "$@" &&
     touch node_modules/.e2beval-installed
+}
+# promptfoo without its optional packages (other providers' SDKs and binaries: 544 of 931 packages, 1.2 of 1.6 GB),
+# but with the native bindings it needs, which are optional packages too (tools/promptfoo/native-bindings.cjs).
+promptfoo_install() {
+  local bindings
+  bindings="$(node "$ROOT/tools/promptfoo/native-bindings.cjs" "$ROOT/tools/promptfoo/package-lock.json")" || return 1
+  # shellcheck disable=SC2086  # one package per word
+  npm_install "$ROOT/tools/promptfoo" --omit=optional $bindings
 }
 NODE_BIN="$ROOT/tools/promptfoo/node_modules/.bin"
 stamp="$ROOT/tools/promptfoo/node_modules/.e2beval-installed"
 if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp" ]; then
   say "installing promptfoo and node@22 into tools/promptfoo in the background (npm install, versions pinned by package-lock.json)"
-  in_background "npm install (promptfoo)" promptfoo.log npm_install "$ROOT/tools/promptfoo"
+  in_background "npm install (promptfoo)" promptfoo.log promptfoo_install
 else
   say "promptfoo: already installed"
 fi
@@ -125,7 +135,8 @@ if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
     # In the background beside the C++ build, which needs none of them (the wheel it installs has no dependencies).
     say "installing Python test dependencies and the E2B SDKs in the background"
     in_background "pip install (the tests' packages and the E2B SDKs)" python-packages.log \
-      "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" "Pillow>=10" "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
+      "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" "Pillow>=10" \
+      "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
   fi
 fi
 # ---- 4. e2beval, built and installed into .venv -------------------------------------------------------

@@ -1,9 +1,10 @@
 """The test run's template store (docs/templates.md), shared by every test module that needs a template and every
 process they start: one cache directory under build/ (E2BEVAL_CACHE_DIR), pip's cache under build/ too, and the
 built-in template code-interpreter-v1 (E2B's packages, which `e2beval serve` gives the SDKs' default template)
-built there at most once per run. scripts/test.sh starts that build early, beside the C++ compile, and exports
-the same two directories; a module here then only finds it built (a file read). Run alone, the first module that
-needs it builds it (minutes: pip downloads E2B's packages once into build/pip-cache).
+built there at most once per run. scripts/test.sh starts that build early, beside the tests that do not need it,
+and exports the same two directories; a module here then finds it built (a file read), or waits for that build.
+Run alone, the first module that needs it builds it (minutes: pip downloads E2B's packages once into
+build/pip-cache).
 
 Imported by path (tests/ appended to `sys.path`): tests/serve/conftest.py, tests/templates/conftest.py,
 tests/integration/_support.py."""
