@@ -74,24 +74,26 @@ npm_install() {  # npm_install DIRECTORY [ARGUMENT...]: `npm install` of DIRECTO
   # never rewrites it (a newer npm added other platforms' entries, leaving the checkout modified).
   # --prefer-offline: what npm's cache holds is taken without asking the registry again (the lock pins versions
   # and integrity hashes, so nothing newer could be wanted), the rest is downloaded.
+  # The stamp holds the arguments, so that an install made another way is made again.
   local directory="$1"
   shift
   cd "$directory" && npm install --no-save --no-audit --no-fund --prefer-offline --loglevel=error "$@" &&
-    touch node_modules/.e2beval-installed
+    printf '%s' "$*" >node_modules/.e2beval-installed
 }
 # promptfoo without its optional packages (other providers' SDKs and binaries: 544 of 931 packages, 1.2 of 1.6 GB),
 # but with the native bindings it needs, which are optional packages too (tools/promptfoo/native-bindings.cjs).
-promptfoo_install() {
-  local bindings
-  bindings="$(node "$ROOT/tools/promptfoo/native-bindings.cjs" "$ROOT/tools/promptfoo/package-lock.json")" || return 1
-  # shellcheck disable=SC2086  # one package per word
-  npm_install "$ROOT/tools/promptfoo" --omit=optional $bindings
-}
+if ! promptfoo_bindings="$(node "$ROOT/tools/promptfoo/native-bindings.cjs" "$ROOT/tools/promptfoo/package-lock.json")"; then
+  say "promptfoo cannot be installed on this machine: its lock has no native bindings for it (see above)"
+  exit 1
+fi
+# shellcheck disable=SC2206  # one package per word
+promptfoo_arguments=(--omit=optional $promptfoo_bindings)
 NODE_BIN="$ROOT/tools/promptfoo/node_modules/.bin"
 stamp="$ROOT/tools/promptfoo/node_modules/.e2beval-installed"
-if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ "$ROOT/tools/promptfoo/package-lock.json" -nt "$stamp" ] ||
+  [ "$(cat "$stamp")" != "${promptfoo_arguments[*]}" ]; then
   say "installing promptfoo and node@22 into tools/promptfoo in the background (npm install, versions pinned by package-lock.json)"
-  in_background "npm install (promptfoo)" promptfoo.log promptfoo_install
+  in_background "npm install (promptfoo)" promptfoo.log npm_install "$ROOT/tools/promptfoo" "${promptfoo_arguments[@]}"
 else
   say "promptfoo: already installed"
 fi

@@ -45,9 +45,7 @@ def _headless(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
 def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
     """(width, height, rows of RGB bytes) of a PNG, decoded by Pillow (a decoder in Python took ten CPU seconds
     for one screenshot)."""
-    image = Image.open(io.BytesIO(data))
-    image.load()
-    rgb = image.convert("RGB")
+    rgb = Image.open(io.BytesIO(data)).convert("RGB")
     width, height = rgb.size
     pixels = rgb.tobytes()
     return width, height, [pixels[y * 3 * width:(y + 1) * 3 * width] for y in range(height)]

@@ -15,10 +15,15 @@ from e2beval.sandbox import NotFoundException
 from .conftest import CACHE, template
 
 
+def name_of_its_own(prefix: str, tmp_path) -> str:
+    """A template name no other test uses (from the test's own temporary directory), valid as a template name."""
+    return f"{prefix}-{tmp_path.name[-12:].strip('_').replace('_', '-')}"
+
+
 @pytest.fixture
 def tiny(tmp_path):
     """A small template of its own per test (no packages, one file); removed afterwards."""
-    name = f"tiny-{tmp_path.name[-12:].strip('_').replace('_', '-')}"
+    name = name_of_its_own("tiny", tmp_path)
     requirements = tmp_path / "requirements.txt"
     requirements.write_text("# nothing to install\n")
     data = tmp_path / "data.txt"
@@ -75,7 +80,7 @@ def test_failing_requirements_show_pips_error_and_leave_nothing(tmp_path):
 def test_a_killed_builds_half_built_tree_is_removed_by_the_next_build_of_its_name(tmp_path):
     """A build killed with SIGKILL never cleans up: its tree (.building-NAME-PID) is left in the store. The next
     build of that name removes it and says so; another name's tree, and one whose name only starts alike, stay."""
-    name = f"killed-{tmp_path.name[-12:].strip('_').replace('_', '-')}"
+    name = name_of_its_own("killed", tmp_path)
     store = CACHE / "templates"
     store.mkdir(parents=True, exist_ok=True)
     left = store / f".building-{name}-999999999"
