@@ -249,8 +249,17 @@ def main() -> int:
     parser.add_argument("--emit-programs", type=Path, help="write each assembled program to DIR/<language>/<task>/")
     parser.add_argument("--sandboxfusion", action="store_true", help="also judge SandboxFusion's assembly")
     parser.add_argument("--compare", type=Path, help="`e2beval eval --multipl-e --json` output to compare with")
+    parser.add_argument("--results", type=Path, help="read the verdicts of an earlier run (its --out) instead of judging")
     args = parser.parse_args()
 
+    if args.results:
+        # An earlier run's verdicts: only the comparison is printed.
+        earlier = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
+        earlier = [v for v in earlier if v["assembly"] == "e2beval" and v["language"] in args.languages]
+        if not args.compare:
+            sys.exit("reference_judge: --results goes with --compare")
+        compare(json.loads(args.compare.read_text()), earlier)
+        return 0
     rows = load_rows(args.languages, args.dataset_dir, set(args.ids or []))
     tools = Toolchains(args.languages)
     work = []
