@@ -124,12 +124,12 @@ std::vector<MultiplECompletion> load_multipl_e_completions(const std::filesystem
     return completions;
 }
 
-MultiplEVerdict judge_multipl_e(MultiplELanguage language, const ExecResult& result) {
+MultiplEVerdict judge_multipl_e(Language language, const ExecResult& result) {
     MultiplEVerdict verdict;
     verdict.outcome = std::string(to_string(result.outcome));
     verdict.stage = verdict.outcome.starts_with("compile_") ? "compile" : "run";
     verdict.detail = result.detail;
-    if (language == MultiplELanguage::go) {
+    if (language == Language::go) {
         // `go test`: MultiPL-E reads its stdout: [setup failed]/[build failed] is a compile error, FAIL a failure.
         const auto& out = result.stdout_data;
         if (out.find("[setup failed]") != std::string::npos || out.find("[build failed]") != std::string::npos) {
@@ -151,8 +151,8 @@ std::optional<ExecRequest> multipl_e_request(const AssembledProgram& program, co
     ExecRequest request = settings;
     request.code = program.source;
     switch (program.language) {
-        case MultiplELanguage::javascript: request.language = Language::javascript; return request;
-        case MultiplELanguage::bash: request.language = Language::bash; return request;
+        case Language::javascript: request.language = Language::javascript; return request;
+        case Language::bash: request.language = Language::bash; return request;
         default: break;
     }
     why = "this build of e2beval cannot compile " + std::string(to_string(program.language)) +
@@ -160,11 +160,11 @@ std::optional<ExecRequest> multipl_e_request(const AssembledProgram& program, co
     return std::nullopt;
 }
 
-std::chrono::milliseconds multipl_e_run_timeout(MultiplELanguage language) noexcept {
+std::chrono::milliseconds multipl_e_run_timeout(Language language) noexcept {
     switch (language) {
-        case MultiplELanguage::javascript:
-        case MultiplELanguage::rust: return std::chrono::seconds(5);
-        case MultiplELanguage::go: return std::chrono::seconds(30);
+        case Language::javascript:
+        case Language::rust: return std::chrono::seconds(5);
+        case Language::go: return std::chrono::seconds(30);
         default: return std::chrono::seconds(15);
     }
 }

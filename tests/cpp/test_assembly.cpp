@@ -13,7 +13,7 @@
 namespace e2beval_test_assembly {
 
 using e2beval::AnswerKind;
-using e2beval::MultiplELanguage;
+using e2beval::Language;
 using e2beval::MultiplETask;
 
 namespace {
@@ -27,7 +27,7 @@ std::size_t count(const std::string& text, std::string_view part) {
 }
 
 MultiplETask cpp_task() {
-    return {"HumanEval_39_prime_fib", MultiplELanguage::cpp,
+    return {"HumanEval_39_prime_fib", Language::cpp,
             "#include<assert.h>\n#include<bits/stdc++.h>\n// prime_fib returns n-th number that is a Fibonacci number "
             "and it's also prime.\nlong prime_fib(long n) {\n",
             "}\nint main() {\n    auto candidate = prime_fib;\n    assert(candidate((1)) == (2));\n}\n",
@@ -35,7 +35,7 @@ MultiplETask cpp_task() {
 }
 
 MultiplETask java_task() {
-    return {"HumanEval_23_strlen", MultiplELanguage::java,
+    return {"HumanEval_23_strlen", Language::java,
             "import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nclass Problem {\n"
             "    // Return length of given string\n    public static long strlen(String string) {\n",
             "    }\n    public static void main(String[] args) {\n    assert(strlen((\"\")) == (0l));\n    }\n\n}\n",
@@ -43,7 +43,7 @@ MultiplETask java_task() {
 }
 
 MultiplETask go_task() {
-    return {"HumanEval_7_filter_by_substring", MultiplELanguage::go,
+    return {"HumanEval_7_filter_by_substring", Language::go,
             "package filter_by_substring_test\n\nimport (\n    \"testing\"\n    \"fmt\"\n)\n\n"
             "// Filter an input list of strings only for ones that contain given substring\n"
             "func filter_by_substring(strings []string, substring string) []string {\n",
@@ -53,14 +53,14 @@ MultiplETask go_task() {
 }
 
 MultiplETask rust_task() {
-    return {"HumanEval_9_rolling_max", MultiplELanguage::rust,
+    return {"HumanEval_9_rolling_max", Language::rust,
             "use std::collections::HashMap;\n\n/// Rolling maximum.\nfn rolling_max(numbers: Vec<isize>) -> Vec<isize> {\n",
             "}\n\nfn main() {\n    let candidate = rolling_max;\n    assert_eq!(candidate(vec![]), Vec::<isize>::new());\n}\n",
             {"\n}"}};
 }
 
-MultiplETask js_task(MultiplELanguage language = MultiplELanguage::javascript) {
-    const bool ts = language == MultiplELanguage::typescript;
+MultiplETask js_task(Language language = Language::javascript) {
+    const bool ts = language == Language::typescript;
     return {"HumanEval_53_add", language,
             std::string("// Add two numbers x and y\nfunction add(x") + (ts ? ": number, y: number): number {\n" : ", y){\n"),
             std::string(ts ? "declare var require: any;\n" : "") +
@@ -70,7 +70,7 @@ MultiplETask js_task(MultiplELanguage language = MultiplELanguage::javascript) {
 }
 
 MultiplETask bash_task() {
-    return {"HumanEval_53_add", MultiplELanguage::bash,
+    return {"HumanEval_53_add", Language::bash,
             "#!/bin/bash\n# Add two numbers x and y\n#\n# $1 is an integer\n# $2 is an integer\nadd() {\n",
             "}\n\ncandidate() {\n    add \"$@\"\n}\n\nset -e\nrun_test() {\n    [[ $(candidate \"0\" \"1\") = \"1\" ]]\n}\n\nrun_test",
             {"\n}"}};
@@ -79,11 +79,11 @@ MultiplETask bash_task() {
 }  // namespace
 
 TEST_CASE("MultiPL-E language names: the dataset's and e2beval's") {
-    CHECK(e2beval::multipl_e_language("go_test.go") == MultiplELanguage::go);
-    CHECK(e2beval::multipl_e_language("rs") == MultiplELanguage::rust);
-    CHECK(e2beval::multipl_e_language("sh") == MultiplELanguage::bash);
-    CHECK(e2beval::multipl_e_language("ts") == MultiplELanguage::typescript);
-    CHECK(e2beval::multipl_e_language("typescript") == MultiplELanguage::typescript);
+    CHECK(e2beval::multipl_e_language("go_test.go") == Language::go);
+    CHECK(e2beval::multipl_e_language("rs") == Language::rust);
+    CHECK(e2beval::multipl_e_language("sh") == Language::bash);
+    CHECK(e2beval::multipl_e_language("ts") == Language::typescript);
+    CHECK(e2beval::multipl_e_language("typescript") == Language::typescript);
     CHECK_FALSE(e2beval::multipl_e_language("php").has_value());
     CHECK(e2beval::answer_kind_from_string("auto") == AnswerKind::automatic);
     CHECK_FALSE(e2beval::answer_kind_from_string("raw").has_value());
@@ -95,7 +95,7 @@ TEST_CASE("the entry point is the function of the prompt's last line, in every l
     CHECK(e2beval::multipl_e_entry_point(go_task()) == "filter_by_substring");
     CHECK(e2beval::multipl_e_entry_point(rust_task()) == "rolling_max");
     CHECK(e2beval::multipl_e_entry_point(js_task()) == "add");
-    CHECK(e2beval::multipl_e_entry_point(js_task(MultiplELanguage::typescript)) == "add");
+    CHECK(e2beval::multipl_e_entry_point(js_task(Language::typescript)) == "add");
     CHECK(e2beval::multipl_e_entry_point(bash_task()) == "add");
     auto broken = cpp_task();
     broken.prompt = "// no function here\n";
@@ -242,9 +242,9 @@ TEST_CASE("Rust: fn main and the test module go with their attributes; the promp
 }
 
 TEST_CASE("JavaScript and TypeScript: the answer's examples, assert import and exports go; its other code stays") {
-    for (const auto language : {MultiplELanguage::javascript, MultiplELanguage::typescript}) {
+    for (const auto language : {Language::javascript, Language::typescript}) {
         CAPTURE(e2beval::to_string(language));
-        const bool ts = language == MultiplELanguage::typescript;
+        const bool ts = language == Language::typescript;
         const std::string signature = ts ? "function add(x: number, y: number): number {" : "function add(x, y) {";
         const std::string answer = "```" + std::string(ts ? "typescript" : "javascript") +
                                    "\nconst assert = require('assert');\nconst TABLE = [1, 2];\nexport " + signature +

@@ -7,16 +7,15 @@
 #include <string_view>
 #include <vector>
 
+#include "e2beval/core/types.hpp"
+
 namespace e2beval {
 
-// The languages MultiPL-E rows come in that e2beval assembles. A row's `language` field names them the
-// MultiPL-E way ("cpp", "go_test.go", "java", "js", "rs", "sh", "ts"); e2beval's names are accepted too.
-enum class MultiplELanguage { cpp, go, java, javascript, rust, bash, typescript };
-
-// "cpp", "go", "java", "javascript", "rust", "bash", "typescript": e2beval's canonical language names.
-std::string_view to_string(MultiplELanguage language) noexcept;
-// MultiPL-E's names ("go_test.go", "rs", "sh", "ts", "js", "cpp", "java") and e2beval's; nullopt for another.
-std::optional<MultiplELanguage> multipl_e_language(std::string_view name) noexcept;
+// The languages MultiPL-E rows come in that e2beval assembles: cpp, go, java, javascript, rust, bash, typescript.
+// A row's `language` field names them the MultiPL-E way ("cpp", "go_test.go", "java", "js", "rs", "sh", "ts");
+// e2beval's canonical names are accepted too. nullopt for another language.
+std::optional<Language> multipl_e_language(std::string_view name) noexcept;
+bool is_multipl_e_language(Language language) noexcept;
 
 // What an answer is:
 //  - continuation: the raw text that follows the prompt (MultiPL-E's own completions). The program is
@@ -31,7 +30,7 @@ std::optional<AnswerKind> answer_kind_from_string(std::string_view name) noexcep
 // One MultiPL-E row, as the dataset writes it.
 struct MultiplETask {
     std::string task_id;  // the row's `name` (or `task_id`): "HumanEval_0_has_close_elements"
-    MultiplELanguage language = MultiplELanguage::cpp;
+    Language language = Language::cpp;
     std::string prompt;
     std::string tests;
     std::vector<std::string> stop_tokens;
@@ -42,7 +41,7 @@ struct MultiplETask {
 std::string multipl_e_entry_point(const MultiplETask& task);
 
 struct AssembledProgram {
-    MultiplELanguage language = MultiplELanguage::cpp;
+    Language language = Language::cpp;
     std::string source;
     // The file MultiPL-E writes the program to: "prog.cpp", "prog_test.go" (go test needs the suffix),
     // "prog.rs", "prog.js", "prog.ts", "prog.sh"; Java: the public class's name + ".java", or the

@@ -39,7 +39,7 @@ std::vector<MultiplERow> load_multipl_e(const std::filesystem::path& path, const
 struct MultiplECompletion {
     std::size_t line = 0;
     std::string task_id;
-    std::optional<MultiplELanguage> language;  // needed only when task ids repeat across the rows' languages
+    std::optional<Language> language;  // needed only when task ids repeat across the rows' languages
     std::string completion;
     std::string problem;
 };
@@ -55,11 +55,11 @@ struct MultiplEVerdict {
     std::string stage;    // "assemble", "compile" or "run": where it ended
     std::string detail;
 };
-MultiplEVerdict judge_multipl_e(MultiplELanguage language, const ExecResult& result);
+MultiplEVerdict judge_multipl_e(Language language, const ExecResult& result);
 
 struct MultiplEResult {
     std::string task_id;
-    MultiplELanguage language = MultiplELanguage::cpp;
+    Language language = Language::cpp;
     MultiplEVerdict verdict;
     double compile_ms = 0;
     double run_ms = 0;
@@ -79,7 +79,7 @@ std::optional<ExecRequest> multipl_e_request(const AssembledProgram& program, co
 
 // MultiPL-E's run time limit per language (its evaluation/src/eval_*.py): JavaScript and Rust 5 s, Go 30 s (its
 // build included), the others 15 s.
-std::chrono::milliseconds multipl_e_run_timeout(MultiplELanguage language) noexcept;
+std::chrono::milliseconds multipl_e_run_timeout(Language language) noexcept;
 
 struct MultiplEOptions {
     AnswerKind kind = AnswerKind::automatic;

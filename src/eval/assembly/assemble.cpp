@@ -5,6 +5,7 @@
 
 #include "e2beval/analysis/extract.hpp"
 #include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
 #include "languages.hpp"
 #include "source_scan.hpp"
 
@@ -12,21 +13,8 @@ namespace e2beval {
 
 using assembly::SourceView;
 
-std::string_view to_string(MultiplELanguage language) noexcept {
-    switch (language) {
-        case MultiplELanguage::cpp: return "cpp";
-        case MultiplELanguage::go: return "go";
-        case MultiplELanguage::java: return "java";
-        case MultiplELanguage::javascript: return "javascript";
-        case MultiplELanguage::rust: return "rust";
-        case MultiplELanguage::bash: return "bash";
-        case MultiplELanguage::typescript: return "typescript";
-    }
-    return "cpp";
-}
-
-std::optional<MultiplELanguage> multipl_e_language(std::string_view name) noexcept {
-    using L = MultiplELanguage;
+std::optional<Language> multipl_e_language(std::string_view name) noexcept {
+    using L = Language;
     static constexpr std::pair<std::string_view, L> names[] = {
         {"cpp", L::cpp},       {"c++", L::cpp},         {"go_test.go", L::go}, {"go", L::go},
         {"java", L::java},     {"js", L::javascript},   {"javascript", L::javascript},
@@ -35,6 +23,19 @@ std::optional<MultiplELanguage> multipl_e_language(std::string_view name) noexce
     for (const auto& [known, language] : names)
         if (known == name) return language;
     return std::nullopt;
+}
+
+bool is_multipl_e_language(Language language) noexcept {
+    switch (language) {
+        case Language::cpp:
+        case Language::go:
+        case Language::java:
+        case Language::javascript:
+        case Language::rust:
+        case Language::bash:
+        case Language::typescript: return true;
+        default: return false;
+    }
 }
 
 std::string_view to_string(AnswerKind kind) noexcept {
@@ -64,30 +65,24 @@ std::string_view prompt_preamble(const MultiplETask& task) {
 
 namespace common_rules {
 
-// The fence tags that name each language, as models write them (lower case; `{.cpp}` and `cpp:main.cpp` read
-// as `cpp`).
-bool tag_names(std::string_view tag, MultiplELanguage language) {
+// Whether a fence's tag names the row's language: its name or an alias in the language's descriptor
+// (src/core/languages/), `{.cpp}` and `cpp:main.cpp` read as `cpp`; a C++ row also takes `c`, `h` and `hpp` blocks
+// (models tag C++ so), a TypeScript row `tsx`.
+bool tag_names(std::string_view tag, Language language) {
     while (!tag.empty() && (tag.front() == '{' || tag.front() == '.')) tag.remove_prefix(1);
     tag = tag.substr(0, tag.find_first_of(":,{}"));
     std::string lower(tag);
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    using L = MultiplELanguage;
-    std::vector<std::string_view> aliases;
-    switch (language) {
-        case L::cpp: aliases = {"cpp", "c++", "cxx", "cc", "c", "hpp", "h", "cplusplus"}; break;
-        case L::go: aliases = {"go", "golang"}; break;
-        case L::java: aliases = {"java"}; break;
-        case L::javascript: aliases = {"js", "javascript", "node", "nodejs", "jsx", "mjs", "cjs"}; break;
-        case L::rust: aliases = {"rs", "rust"}; break;
-        case L::bash: aliases = {"sh", "bash", "shell", "zsh"}; break;
-        case L::typescript: aliases = {"ts", "typescript", "tsx"}; break;
-    }
-    return std::find(aliases.begin(), aliases.end(), lower) != aliases.end();
+    const auto named = language_from_tag(lower);
+    if (named == language) return true;
+    if (language == Language::cpp) return named == Language::c || lower == "h" || lower == "hpp";
+    if (language == Language::typescript) return lower == "tsx";
+    return false;
 }
 
-bool defines_entry(std::string_view code, MultiplELanguage language, std::string_view entry) {
+bool defines_entry(std::string_view code, Language language, std::string_view entry) {
     if (code.find(entry) == std::string_view::npos) return false;
-    if (language == MultiplELanguage::bash) return bash_defines_function(code, entry);
+    if (language == Language::bash) return bash_defines_function(code, entry);
     return defines_function(SourceView(code, language), entry);
 }
 
@@ -100,7 +95,7 @@ struct ChosenCode {
 
 // The code of a free-form answer: among the fenced blocks tagged with the language or untagged, the first that
 // defines the entry; else the first of them; else the first block; with no fence, the whole answer.
-ChosenCode choose_code(std::string_view answer, MultiplELanguage language, std::string_view entry) {
+ChosenCode choose_code(std::string_view answer, Language language, std::string_view entry) {
     const auto blocks = CodeExtractor::fenced_blocks(answer);
     if (blocks.empty()) {
         std::string whole(answer);
@@ -142,7 +137,7 @@ AssembledProgram continuation_program(const MultiplETask& task, std::string_view
     } else {
         program.explanation = "continuation (no stop token in it)";
     }
-    using L = MultiplELanguage;
+    using L = Language;
     switch (task.language) {
         case L::cpp: program.file_name = "prog.cpp"; break;
         case L::go: program.file_name = "prog_test.go"; break;
@@ -154,6 +149,7 @@ AssembledProgram continuation_program(const MultiplETask& task, std::string_view
         case L::rust: program.file_name = "prog.rs"; break;
         case L::bash: program.file_name = "prog.sh"; break;
         case L::typescript: program.file_name = "prog.ts"; break;
+        default: program.file_name = "prog"; break;  // not a MultiPL-E language: refused before (assemble_multipl_e)
     }
     return program;
 }
@@ -167,7 +163,7 @@ std::string multipl_e_entry_point(const MultiplETask& task) {
     const std::size_t end = prompt.find_last_not_of(" \t\r\n");
     if (end != std::string_view::npos) {
         const std::size_t start = assembly::line_start(prompt, end);
-        const auto language = task.language == MultiplELanguage::bash ? MultiplELanguage::cpp : task.language;
+        const auto language = task.language == Language::bash ? Language::cpp : task.language;
         const SourceView line(prompt.substr(start, end + 1 - start), language);
         const auto& tokens = line.tokens();
         for (std::size_t k = 0; k + 1 < tokens.size(); ++k)
@@ -181,6 +177,9 @@ std::string multipl_e_entry_point(const MultiplETask& task) {
 }
 
 AssembledProgram assemble_multipl_e(const MultiplETask& task, std::string_view answer, AnswerKind kind) {
+    if (!is_multipl_e_language(task.language))
+        throw input_error("MultiPL-E row '" + task.task_id + "': " + std::string(to_string(task.language)) +
+                          " is not a language e2beval assembles MultiPL-E programs for (cpp, go, java, javascript, rust, bash, typescript)");
     const std::string entry = multipl_e_entry_point(task);
     if (kind == AnswerKind::continuation) return assembly::common_rules::continuation_program(task, answer);
     auto chosen = assembly::common_rules::choose_code(answer, task.language, entry);
@@ -190,7 +189,7 @@ AssembledProgram assemble_multipl_e(const MultiplETask& task, std::string_view a
         program.explanation = chosen.explanation + "; it does not define " + entry + ": " + program.explanation;
         return program;
     }
-    using L = MultiplELanguage;
+    using L = Language;
     assembly::FreeformProgram built;
     switch (task.language) {
         case L::cpp: built = assembly::assemble_cpp(task, entry, chosen.code); break;
@@ -200,6 +199,7 @@ AssembledProgram assemble_multipl_e(const MultiplETask& task, std::string_view a
         case L::typescript: built = assembly::assemble_javascript(task, entry, chosen.code); break;
         case L::rust: built = assembly::assemble_rust(task, entry, chosen.code); break;
         case L::bash: built = assembly::assemble_bash(task, entry, chosen.code); break;
+        default: break;
     }
     AssembledProgram program;
     program.language = task.language;

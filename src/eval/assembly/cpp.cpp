@@ -41,7 +41,7 @@ FreeformProgram assemble_cpp(const MultiplETask& task, std::string_view, std::st
     program.file_name = "prog.cpp";
 
     // The model's own main() (its examples and asserts): a top-level `main(` definition, found on code only.
-    const SourceView view(code, MultiplELanguage::cpp);
+    const SourceView view(code, Language::cpp);
     std::vector<Span> spans;
     const auto& tokens = view.tokens();
     for (std::size_t k = 1; k + 1 < tokens.size(); ++k) {
@@ -58,8 +58,8 @@ FreeformProgram assemble_cpp(const MultiplETask& task, std::string_view, std::st
     const std::string_view preamble = prompt_preamble(task);
     std::string head;
     for (const auto& line : include_lines(preamble)) head += line + "\n";
-    const SourceView prompt(preamble, MultiplELanguage::cpp);
-    const SourceView answer(body, MultiplELanguage::cpp);
+    const SourceView prompt(preamble, Language::cpp);
+    const SourceView answer(body, Language::cpp);
     const auto& prompt_tokens = prompt.tokens();
     for (std::size_t k = 0; k + 1 < prompt_tokens.size(); ++k) {
         const auto keyword = prompt_tokens[k].text;

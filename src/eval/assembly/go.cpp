@@ -117,7 +117,7 @@ FreeformProgram assemble_go(const MultiplETask& task, std::string_view, std::str
     using namespace go_rules;
     FreeformProgram program;
     program.file_name = "prog_test.go";
-    const SourceView original(code, MultiplELanguage::go);
+    const SourceView original(code, Language::go);
     std::vector<Span> spans;
     const auto answer_specs = collect_imports(original, &spans);
     const auto& tokens = original.tokens();
@@ -134,7 +134,7 @@ FreeformProgram assemble_go(const MultiplETask& task, std::string_view, std::str
     const std::string body = remove_spans(code, spans);
 
     const std::string_view preamble = prompt_preamble(task);
-    const SourceView prompt(preamble, MultiplELanguage::go);
+    const SourceView prompt(preamble, Language::go);
     const auto prompt_specs = collect_imports(prompt, nullptr);
     std::string package_line;
     if (const auto clause = prompt.find(0, "package", 0)) {
@@ -142,7 +142,7 @@ FreeformProgram assemble_go(const MultiplETask& task, std::string_view, std::str
         package_line = std::string(preamble.substr(begin, line_end(preamble, begin) - begin));
     }
 
-    const SourceView rest(body + "\n" + task.tests, MultiplELanguage::go);
+    const SourceView rest(body + "\n" + task.tests, Language::go);
     std::vector<std::string> kept;
     const auto keep = [&](const ImportSpec& spec, bool from_answer) {
         if (std::find(kept.begin(), kept.end(), spec.text) != kept.end()) return;

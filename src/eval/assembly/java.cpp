@@ -44,12 +44,12 @@ FreeformProgram assemble_java(const MultiplETask& task, std::string_view entry, 
     using namespace java_rules;
     FreeformProgram program;
     std::vector<std::string> imports;
-    collect_imports(SourceView(prompt_preamble(task), MultiplELanguage::java), imports, nullptr);
+    collect_imports(SourceView(prompt_preamble(task), Language::java), imports, nullptr);
 
     // The answer's imports join the prompt's; its package line goes (the file is compiled on its own).
     std::vector<Span> spans;
     {
-        const SourceView view(code, MultiplELanguage::java);
+        const SourceView view(code, Language::java);
         collect_imports(view, imports, &spans);
         // The model's own `static void main(` in a top-level class.
         const auto& tokens = view.tokens();
@@ -72,7 +72,7 @@ FreeformProgram assemble_java(const MultiplETask& task, std::string_view entry, 
     for (const auto& line : unique) head += line + "\n";
 
     const std::string tests = tests_without_closing_line(task.tests);
-    const SourceView view(body, MultiplELanguage::java);
+    const SourceView view(body, Language::java);
     const auto& tokens = view.tokens();
     // The top-level class that defines the entry method, and the public one (which names the file).
     std::optional<std::string> entry_class, public_class;

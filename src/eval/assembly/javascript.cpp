@@ -96,7 +96,7 @@ int bracket_balance(std::string_view masked_line) {
 FreeformProgram assemble_javascript(const MultiplETask& task, std::string_view, std::string_view code) {
     using namespace javascript_rules;
     FreeformProgram program;
-    const bool typescript = task.language == MultiplELanguage::typescript;
+    const bool typescript = task.language == Language::typescript;
     program.file_name = typescript ? "prog.ts" : "prog.js";
     const std::string masked = mask_source(code, task.language);
     std::string body;

@@ -43,7 +43,7 @@ FreeformProgram assemble_rust(const MultiplETask& task, std::string_view entry, 
     using namespace rust_rules;
     FreeformProgram program;
     program.file_name = "prog.rs";
-    const SourceView view(code, MultiplELanguage::rust);
+    const SourceView view(code, Language::rust);
     const auto& tokens = view.tokens();
     std::vector<Span> spans;
     for (std::size_t k = 0; k + 2 < tokens.size(); ++k) {
@@ -69,11 +69,11 @@ FreeformProgram assemble_rust(const MultiplETask& task, std::string_view entry, 
 
     // The prompt's `use` lines (two rows import HashMap), unless the answer imports those names itself: a second
     // `use` of the same name is an error (E0252).
-    const SourceView answer(body, MultiplELanguage::rust);
+    const SourceView answer(body, Language::rust);
     const auto answer_names = used_names(answer);
     const std::string_view preamble = prompt_preamble(task);
     std::string head;
-    const SourceView prompt(preamble, MultiplELanguage::rust);
+    const SourceView prompt(preamble, Language::rust);
     const auto& prompt_tokens = prompt.tokens();
     for (std::size_t k = 0; k < prompt_tokens.size(); ++k) {
         if (prompt_tokens[k].text != "use" || prompt_tokens[k].depth != 0) continue;

@@ -79,9 +79,9 @@ std::size_t template_end(std::string_view code, std::size_t open) {
 
 }  // namespace scan_rules
 
-std::string mask_source(std::string_view code, MultiplELanguage language) {
+std::string mask_source(std::string_view code, Language language) {
     using namespace scan_rules;
-    using L = MultiplELanguage;
+    using L = Language;
     const bool js = language == L::javascript || language == L::typescript;
     std::string masked(code);
     std::size_t i = 0;
@@ -212,7 +212,7 @@ std::vector<Token> tokenize_masked(std::string_view masked) {
     return tokens;
 }
 
-SourceView::SourceView(std::string_view code, MultiplELanguage language)
+SourceView::SourceView(std::string_view code, Language language)
     : language_(language), code_(code), masked_(mask_source(code, language)), tokens_(tokenize_masked(masked_)) {}
 
 std::optional<std::size_t> SourceView::closing(std::size_t open) const noexcept {
@@ -327,7 +327,7 @@ bool c_like_definition(const SourceView& view, std::size_t index) {
 
 bool defines_function_at(const SourceView& view, std::size_t index, std::string_view name) {
     using namespace scan_rules;
-    using L = MultiplELanguage;
+    using L = Language;
     const auto& tokens = view.tokens();
     if (index >= tokens.size() || tokens[index].text != name) return false;
     const auto previous = [&](std::size_t back) -> std::string_view {
@@ -349,7 +349,7 @@ bool defines_function_at(const SourceView& view, std::size_t index, std::string_
                 return true;
             return is_any(previous(1), {"const", "let", "var"}) && (view.is(index + 1, "=") || (ts && view.is(index + 1, ":")));
         }
-        case L::bash:
+        default:
             return false;  // bash is read per line (bash.cpp)
     }
     return false;

@@ -14,7 +14,7 @@ namespace e2beval::assembly {
 
 // `code` with every comment and the contents of every string, char and template literal replaced by spaces
 // (newlines kept), so that offsets are the same in both. Bash is not masked this way (its rules are per line).
-std::string mask_source(std::string_view code, MultiplELanguage language);
+std::string mask_source(std::string_view code, Language language);
 
 // A word (identifier, keyword or number) or one punctuation character of masked source.
 struct Token {
@@ -30,12 +30,12 @@ std::vector<Token> tokenize_masked(std::string_view masked);
 // A masked source and its tokens, built once and read by the per-language rules.
 class SourceView {
 public:
-    SourceView(std::string_view code, MultiplELanguage language);
+    SourceView(std::string_view code, Language language);
     // The tokens point into masked_: a copy would point into the original's.
     SourceView(const SourceView&) = delete;
     SourceView& operator=(const SourceView&) = delete;
 
-    MultiplELanguage language() const noexcept { return language_; }
+    Language language() const noexcept { return language_; }
     const std::string& code() const noexcept { return code_; }
     const std::string& masked() const noexcept { return masked_; }
     const std::vector<Token>& tokens() const noexcept { return tokens_; }
@@ -50,7 +50,7 @@ public:
     std::optional<std::size_t> find(std::size_t from, std::string_view text, int depth = -1) const noexcept;
 
 private:
-    MultiplELanguage language_;
+    Language language_;
     std::string code_;
     std::string masked_;
     std::vector<Token> tokens_;
