@@ -129,6 +129,11 @@ MultiplEVerdict judge_multipl_e(Language language, const ExecResult& result) {
     verdict.outcome = std::string(to_string(result.outcome));
     verdict.stage = verdict.outcome.starts_with("compile_") ? "compile" : "run";
     verdict.detail = result.detail;
+    if (result.compile && result.compile->outcome != Outcome::ok) {
+        verdict.stage = "compile";
+        if (!result.compile->detail.empty()) verdict.detail = result.compile->detail;
+        return verdict;
+    }
     if (language == Language::go) {
         // `go test`: MultiPL-E reads its stdout: [setup failed]/[build failed] is a compile error, FAIL a failure.
         const auto& out = result.stdout_data;
@@ -147,17 +152,13 @@ MultiplEVerdict judge_multipl_e(Language language, const ExecResult& result) {
     return verdict;
 }
 
-std::optional<ExecRequest> multipl_e_request(const AssembledProgram& program, const ExecRequest& settings, std::string& why) {
+ExecRequest multipl_e_request(const AssembledProgram& program, const ExecRequest& settings) {
+    // The program as it is: a compiled language's compile stage and its Java entry class come from the language's
+    // descriptor (src/core/languages/); a backend that cannot compile says so in the result.
     ExecRequest request = settings;
+    request.language = program.language;
     request.code = program.source;
-    switch (program.language) {
-        case Language::javascript: request.language = Language::javascript; return request;
-        case Language::bash: request.language = Language::bash; return request;
-        default: break;
-    }
-    why = "this build of e2beval cannot compile " + std::string(to_string(program.language)) +
-          " yet (the compile stage is not in it); javascript and bash rows run";
-    return std::nullopt;
+    return request;
 }
 
 std::chrono::milliseconds multipl_e_run_timeout(Language language) noexcept {
@@ -185,17 +186,13 @@ MultiplEReport evaluate_multipl_e(Sandbox& sandbox, const std::vector<MultiplEIt
             result.verdict = {false, "input_error", "assemble", failure.what()};
             continue;
         }
-        std::string why;
-        if (auto request = multipl_e_request(result.program, settings, why)) {
-            if (options.multipl_e_timeouts) {
-                request->limits.wall_time = multipl_e_run_timeout(result.language);
-                request->limits.cpu_time = request->limits.wall_time;
-            }
-            requests.push_back(std::move(*request));
-            request_item.push_back(i);
-        } else {
-            result.verdict = {false, "unsupported", "assemble", why};
+        auto request = multipl_e_request(result.program, settings);
+        if (options.multipl_e_timeouts) {
+            request.limits.wall_time = multipl_e_run_timeout(result.language);
+            request.limits.cpu_time = request.limits.wall_time;
         }
+        requests.push_back(std::move(request));
+        request_item.push_back(i);
     }
     BatchOptions forwarded = batch;
     if (batch.on_done) {
@@ -209,7 +206,9 @@ MultiplEReport evaluate_multipl_e(Sandbox& sandbox, const std::vector<MultiplEIt
     for (std::size_t r = 0; r < executed.size(); ++r) {
         auto& result = report.results[request_item[r]];
         result.verdict = judge_multipl_e(result.language, executed[r]);
-        result.run_ms = as_milliseconds(executed[r].wall_time);
+        const auto& compile = executed[r].compile;
+        result.compile_ms = compile ? as_milliseconds(compile->wall_time) : 0.0;
+        result.run_ms = compile && compile->outcome != Outcome::ok ? 0.0 : as_milliseconds(executed[r].wall_time);
         result.exec = std::move(executed[r]);
     }
 

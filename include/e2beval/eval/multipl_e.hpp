@@ -73,9 +73,9 @@ struct MultiplEReport {
     std::map<std::string, std::map<std::size_t, double>> pass_at_k;
 };
 
-// The request that runs an assembled program (the language's compile and run stages, MultiPL-E's limits when
-// the caller's are the defaults). nullopt with `why` when this build of e2beval cannot run the language.
-std::optional<ExecRequest> multipl_e_request(const AssembledProgram& program, const ExecRequest& settings, std::string& why);
+// The request that runs an assembled program: the caller's limits and isolation, the program's language (a compiled
+// language's stages and Java's entry class come from its descriptor).
+ExecRequest multipl_e_request(const AssembledProgram& program, const ExecRequest& settings);
 
 // MultiPL-E's run time limit per language (its evaluation/src/eval_*.py): JavaScript and Rust 5 s, Go 30 s (its
 // build included), the others 15 s.
