@@ -90,13 +90,19 @@ def test_continuations_from_a_completions_file_give_pass_at_k(tmp_path):
         {"task_id": row["name"], "completion": "  return y + x;\n}\n// a comment that the stop token cuts\nthrow 1;\n"},
     ])
     completed = run_eval("--multipl-e", str(dataset), "--completions", str(completions), "--answer-kind",
-                         "continuation", "--k", "1,2", "--json", cwd=tmp_path)
+                         "continuation", "--k", "1,2", "--json", "--emit-programs", str(tmp_path / "programs"),
+                         cwd=tmp_path)
     assert completed.returncode == 1, completed.stderr.decode()
     report = results(completed)
     assert [item["pass"] for item in report["results"]] == [True, False, True]
     assert all(item["kind"] == "continuation" for item in report["results"])
     assert report["pass_at_k"]["javascript"]["1"] == pytest.approx(2 / 3)
     assert report["pass_at_k"]["javascript"]["2"] == pytest.approx(1.0)
+    # The programs as judged: MultiPL-E's prompt + continuation cut at the first stop token + tests.
+    emitted = tmp_path / "programs" / "javascript"
+    assert sorted(path.name for path in emitted.iterdir()) == [row["name"], row["name"] + "-1", row["name"] + "-2"]
+    first = (emitted / row["name"] / "prog.js").read_text()
+    assert first == row["prompt"] + "  return x + y;\n}\n" + "\n" + row["tests"]
 
 
 def test_an_endless_loop_times_out(tmp_path):
