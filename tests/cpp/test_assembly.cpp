@@ -281,4 +281,23 @@ TEST_CASE("bash: the answer's functions stay, its top-level calls and guards go"
     CHECK(contains(program.source, "candidate() {"));
 }
 
+TEST_CASE("hostile answers: unclosed brackets by the hundred thousand, deep template nesting, a lone quote") {
+    // Each must assemble (into a program that fails to compile) without quadratic work or deep recursion.
+    std::string brackets = "```cpp\nlong prime_fib(long n) { return n; }\n";
+    for (int i = 0; i < 100000; ++i) brackets += "int main( prime_fib( ";
+    const auto cpp = e2beval::assemble_multipl_e(cpp_task(), brackets);
+    CHECK(cpp.kind == AnswerKind::freeform);
+    CHECK(contains(cpp.source, "long prime_fib(long n) { return n; }"));
+    CHECK(cpp.source.size() < brackets.size());  // the unterminated main( ... was cut to the end
+
+    std::string nested = "```ts\nfunction add(x: number, y: number): number {\n  return x + y;\n}\nconst s = ";
+    for (int i = 0; i < 50000; ++i) nested += "`${";
+    const auto ts = e2beval::assemble_multipl_e(js_task(Language::typescript), nested);
+    CHECK(ts.kind == AnswerKind::freeform);
+
+    const auto quote = e2beval::assemble_multipl_e(java_task(), "```java\nclass Problem {\n    public static long strlen(String s) {\n"
+                                                                "        char c = '\n        return \"}\";\n    }\n}\n```");
+    CHECK(quote.kind == AnswerKind::freeform);
+}
+
 }  // namespace e2beval_test_assembly

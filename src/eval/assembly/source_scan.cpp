@@ -51,7 +51,10 @@ std::optional<std::size_t> char_literal_end(std::string_view code, std::size_t o
 
 // A template literal `...${ expr }...` from `open`: its end. The expressions' braces are counted so that a `}`
 // inside one does not end the template early.
-std::size_t template_end(std::string_view code, std::size_t open) {
+std::size_t template_end(std::string_view code, std::size_t open, int nesting = 0) {
+    // Templates nest inside ${...}; past a depth no program uses, the rest is one literal (no deep recursion on a
+    // hostile answer).
+    if (nesting > 32) return code.size();
     std::size_t j = open + 1;
     while (j < code.size()) {
         const char c = code[j];
@@ -66,7 +69,7 @@ std::size_t template_end(std::string_view code, std::size_t open) {
             while (j < code.size() && depth > 0) {
                 if (code[j] == '{') ++depth;
                 else if (code[j] == '}') --depth;
-                else if (code[j] == '`') j = template_end(code, j) - 1;
+                else if (code[j] == '`') j = template_end(code, j, nesting + 1) - 1;
                 else if (code[j] == '"' || code[j] == '\'') j = quoted_end(code, j, code[j], false) - 1;
                 ++j;
             }
@@ -213,18 +216,34 @@ std::vector<Token> tokenize_masked(std::string_view masked) {
 }
 
 SourceView::SourceView(std::string_view code, Language language)
-    : language_(language), code_(code), masked_(mask_source(code, language)), tokens_(tokenize_masked(masked_)) {}
+    : language_(language), code_(code), masked_(mask_source(code, language)), tokens_(tokenize_masked(masked_)) {
+    match_brackets();
+}
 
 std::optional<std::size_t> SourceView::closing(std::size_t open) const noexcept {
-    if (open >= tokens_.size()) return std::nullopt;
-    const std::string_view opener = tokens_[open].text;
-    const std::string_view closer = opener == "(" ? ")" : opener == "{" ? "}" : opener == "[" ? "]" : ">";
-    int depth = 0;
-    for (std::size_t k = open; k < tokens_.size(); ++k) {
-        if (tokens_[k].text == opener) ++depth;
-        else if (tokens_[k].text == closer && --depth == 0) return k;
+    if (open >= partners_.size() || partners_[open] == kUnmatched) return std::nullopt;
+    return partners_[open];
+}
+
+// Every bracket's partner in one pass (a stack per kind), so that finding a closing bracket is constant time: a
+// hostile answer of a million unclosed `f(` costs a million steps, not a million squared.
+void SourceView::match_brackets() {
+    partners_.assign(tokens_.size(), kUnmatched);
+    std::vector<std::size_t> open[3];
+    for (std::size_t k = 0; k < tokens_.size(); ++k) {
+        const auto text = tokens_[k].text;
+        if (text.size() != 1) continue;
+        const std::size_t kind = std::string_view("({[").find(text[0]);
+        if (kind != std::string_view::npos) {
+            open[kind].push_back(k);
+            continue;
+        }
+        const std::size_t closer = std::string_view(")}]").find(text[0]);
+        if (closer != std::string_view::npos && !open[closer].empty()) {
+            partners_[open[closer].back()] = k;
+            open[closer].pop_back();
+        }
     }
-    return std::nullopt;
 }
 
 std::optional<std::size_t> SourceView::find(std::size_t from, std::string_view text, int depth) const noexcept {
@@ -248,16 +267,33 @@ std::optional<Span> definition_span(const SourceView& view, std::size_t first, s
     const auto& tokens = view.tokens();
     const auto& code = view.code();
     if (first >= tokens.size() || from >= tokens.size()) return std::nullopt;
-    const int parens = tokens[from].parens;
+    // After the parameter list, the body's `{` comes within a few tokens (`-> Result<(), String>`, `throws E`,
+    // `noexcept`); a `;` first is a declaration. The look is bounded: a hostile answer of many unclosed `main(`
+    // must not make each of them scan to the end.
+    constexpr std::size_t kLookahead = 256;
+    std::size_t k = from;
+    if (tokens[k].text == "(") {
+        const auto close = view.closing(k);
+        if (!close) {
+            Span rest{line_start(code, tokens[first].offset), code.size()};  // a truncated answer: cut to the end
+            return rest;
+        }
+        k = *close + 1;
+    }
     std::optional<std::size_t> open;
-    for (std::size_t k = from; k < tokens.size(); ++k) {
-        if (tokens[k].parens != parens) continue;
+    for (const std::size_t stop = std::min(tokens.size(), k + kLookahead); k < stop; ++k) {
         if (tokens[k].text == ";") return std::nullopt;
         if (tokens[k].text == "{") {
             open = k;
             break;
         }
+        if (tokens[k].text == "(") {
+            const auto close = view.closing(k);
+            if (!close) break;
+            k = *close;
+        }
     }
+    if (!open && k < tokens.size()) return std::nullopt;  // no body close after the signature: not a definition
     Span span;
     span.begin = line_start(code, tokens[first].offset);
     if (attribute_lines) {
@@ -315,7 +351,7 @@ bool c_like_definition(const SourceView& view, std::size_t index) {
     }
     const auto close = view.closing(index + 1);
     if (!close) return false;
-    for (std::size_t k = *close + 1; k < tokens.size(); ++k) {
+    for (std::size_t k = *close + 1, stop = std::min(tokens.size(), *close + 257); k < stop; ++k) {
         const auto text = tokens[k].text;
         if (text == "{") return true;
         if (!tokens[k].word && !is_any(text, {"-", ">", "<", ":", ",", "*", "&", "[", "]", "."})) return false;

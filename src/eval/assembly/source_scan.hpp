@@ -43,17 +43,21 @@ public:
     bool is(std::size_t index, std::string_view text) const noexcept {
         return index < tokens_.size() && tokens_[index].text == text;
     }
-    // The index of the token that closes the bracket opened at `open` ('(' ')', '{' '}', '[' ']', '<' '>'
-    // counts only its own kind), or nullopt when the source ends first.
+    // The index of the token that closes the bracket opened at `open` ('(' ')', '{' '}', '[' ']', each kind
+    // matched on its own), or nullopt when the source ends first or `open` is no opening bracket.
     std::optional<std::size_t> closing(std::size_t open) const noexcept;
     // The first token at or after `from` whose text is `text`, at brace depth `depth` (any when negative).
     std::optional<std::size_t> find(std::size_t from, std::string_view text, int depth = -1) const noexcept;
 
 private:
+    static constexpr std::size_t kUnmatched = static_cast<std::size_t>(-1);
+    void match_brackets();
+
     Language language_;
     std::string code_;
     std::string masked_;
     std::vector<Token> tokens_;
+    std::vector<std::size_t> partners_;  // per token: its bracket's partner, or kUnmatched
 };
 
 // A half-open range of the source.
