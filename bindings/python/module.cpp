@@ -19,6 +19,8 @@
 #include "e2beval/analysis/json.hpp"
 #include "e2beval/core/json.hpp"
 #include "e2beval/eval/answer.hpp"
+#include "e2beval/eval/assembly.hpp"
+#include "e2beval/eval/multipl_e.hpp"
 #include "e2beval/eval/assertion_options.hpp"
 #include "e2beval/eval/json.hpp"
 #include "e2beval/e2b/e2b_sandbox.hpp"
@@ -153,6 +155,23 @@ std::string extract_json(const std::string& output, std::optional<std::string> f
     options.keep_main = keep_main;
     options.keep_examples = keep_examples;
     return to_json_text(to_json(CodeExtractor(options).extract(output)));
+}
+
+// A MultiPL-E row (its JSON) and one answer -> the program to judge, as JSON (eval/assembly.hpp).
+std::string assemble_multipl_e_json(const std::string& row_json, const std::string& answer, const std::string& kind) {
+    require_clean_text(answer, "answer");
+    const auto parsed_kind = answer_kind_from_string(kind);
+    if (!parsed_kind) throw input_error("kind must be 'continuation', 'freeform' or 'auto', got '" + kind + "'");
+    const auto task = multipl_e_task_from_json(parse_object(row_json, "row"));
+    const auto program = assemble_multipl_e(task, answer, *parsed_kind);
+    return to_json_text(json::object{{"task_id", task.task_id},
+                                     {"language", std::string(to_string(program.language))},
+                                     {"entry_point", multipl_e_entry_point(task)},
+                                     {"source", program.source},
+                                     {"file_name", program.file_name},
+                                     {"main_class", program.main_class},
+                                     {"kind", std::string(to_string(program.kind))},
+                                     {"explanation", program.explanation}});
 }
 
 std::string scan_json(const std::string& code, const std::string& language, const std::string& policy) {
@@ -487,6 +506,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("extract", &extract_json, py::arg("output"), py::arg("function_name"), py::arg("language"),
           py::arg("keep_main"), py::arg("keep_examples"), release);
     m.def("rules", &rules_json, release);
+    m.def("assemble_multipl_e", &assemble_multipl_e_json, py::arg("row_json"), py::arg("answer"), py::arg("kind"), release);
     m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),

