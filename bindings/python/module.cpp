@@ -38,7 +38,7 @@ namespace {
 
 Language parse_language(const std::string& tag) {
     const auto language = language_from_tag(tag);
-    if (!language) throw input_error("unknown language '" + tag + "'; use python, javascript or bash");
+    if (!language) throw input_error("unknown language '" + tag + "'; use one of " + language_names_text());
     return *language;
 }
 

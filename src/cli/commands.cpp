@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/analysis/extract.hpp"
 #include "e2beval/eval/humaneval.hpp"
@@ -55,7 +56,7 @@ Language language_option(const ParsedArgs& args) {
     const auto tag = args.value("--language");
     if (!tag) return Language::python;
     const auto language = language_from_tag(*tag);
-    if (!language) throw usage_error("--language must be python, javascript or bash, got '" + *tag + "'");
+    if (!language) throw usage_error("--language must be one of " + language_names_text() + ", got '" + *tag + "'");
     return *language;
 }
 
@@ -221,20 +222,26 @@ bool failed_to_parse(const ExecResult& result, Language language) {
         case Language::javascript:  // node names the file and line first, then the SyntaxError
             return errors.rfind("/main.js:", errors.find('\n')) != std::string::npos && has_line_starting("SyntaxError: ");
         case Language::bash: return errors.find("main.sh: line ") != std::string::npos && errors.find(": syntax error") != std::string::npos;
+        // A compiled language's parse errors are its compile stage's: outcome compile_error, never exit_nonzero.
+        case Language::c:
+        case Language::cpp:
+        case Language::go:
+        case Language::rust:
+        case Language::java:
+        case Language::typescript: return false;
     }
     return false;
 }
 
 std::string parse_hint(const FileLanguage& chosen) {
     std::string others;
-    for (const auto language : {Language::python, Language::javascript, Language::bash}) {
+    for (const auto* descriptor : all_languages()) {
+        const auto language = descriptor->language;
         if (language == chosen.language) continue;
         others += std::string(others.empty() ? "" : "; ") + "--language " + std::string(to_string(language)) + " (or a " +
                   file_extensions_text(language) + " file)";
     }
-    const std::string language_name = chosen.language == Language::python       ? "Python"
-                                       : chosen.language == Language::javascript ? "JavaScript"
-                                                                                 : "bash";
+    const std::string language_name(describe(chosen.language).display_name);
     return "the code does not parse as " + language_name + ", the language chosen by " + chosen.chosen_by +
            "; if it is written in another language, say which: " + others;
 }

@@ -97,6 +97,9 @@ std::array<std::uintptr_t, 4> host_string_areas() {
 
 void validate_request(const ExecRequest& request) {
     local::check_limits_and_environment(request.limits, request.env);
+    if (!request.files.empty() || !request.collect.empty())
+        throw sandbox_error("workspace files and collected paths (ExecRequest::files, ::collect) are not supported by the local "
+                          "backend yet", errc::unsupported);
     if (request.code.find('\0') != std::string::npos)
         throw input_error("the code holds a NUL byte; source code cannot contain one");
 }
