@@ -40,6 +40,10 @@ OUTCOMES = {"ok", "exit_nonzero", "signaled", "timeout", "cpu_limit", "memory_li
 # Compile-time attacks name host paths in the source itself (an #include, include_str!, a reference directive): the
 # runner writes them in place of these placeholders before the case runs.
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# The compile stage keeps at most this much of each of the compiler's streams unless a case's compile-limits say
+# otherwise (docs/languages.md); a compiler that writes more (129_cpp_diagnostics_flood) must not get more through.
+COMPILE_OUTPUT_DEFAULT_BYTES = 1 << 20
+COMPILE_OUTPUT_SLACK_BYTES = 4096  # room for the stage's own note that the output was cut
 
 
 @dataclass
@@ -287,6 +291,10 @@ def test_case(case: Case, mode: str, host: Host, corpus_results: dict[tuple[str,
         for name, text in outputs.items():
             if secret in text:
                 problems.append(f"{name} contains {what}")
+    cap = case.compile_limits.get("output_bytes", COMPILE_OUTPUT_DEFAULT_BYTES) + COMPILE_OUTPUT_SLACK_BYTES
+    for name in ("compiler stdout", "compiler stderr"):
+        if len(outputs[name].encode()) > cap:
+            problems.append(f"{name} holds {len(outputs[name].encode())} bytes, over the compile stage's cap")
     if problems:
         host.failures.append(case.path.name)
         pytest.fail("; ".join(problems) + describe(case, result), pytrace=False)
