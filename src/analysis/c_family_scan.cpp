@@ -247,6 +247,11 @@ void CFamilyScan::check_name(std::size_t i) {
     const bool called = punct(i + 1, "(") && !declared;
     const bool macro = punct(i + 1, "!") && (punct(i + 2, "(") || punct(i + 2, "[") || punct(i + 2, "{"));
     const bool member = first > 0 && (punct(first - 1, ".") || punct(first - 1, "->"));
+    // `auto run = system;`, `f(&popen)`: a function taken as a value hides the call made through it later.
+    const bool as_value = !called && !declared && !member && !punct(i + 1, "::") && first > 0 &&
+                          (punct(first - 1, "=") || punct(first - 1, "(") || punct(first - 1, ",") ||
+                           punct(first - 1, "&")) &&
+                          (punct(i + 1, ";") || punct(i + 1, ")") || punct(i + 1, ",") || punct(i + 1, "}"));
     const Subject subject{Subject::Kind::call, chain, chain};
 
     // A qualified path in code (std::process::Command::new, java.net.URL), checked once, at its first name.
@@ -263,8 +268,8 @@ void CFamilyScan::check_name(std::size_t i) {
     for (const auto& entry : rules_.names) {
         bool matches = false;
         switch (entry.use) {
-            case NameUse::call: matches = called && name_matches(entry.name, chain); break;
-            case NameUse::plain_call: matches = called && !member && name_matches(entry.name, chain); break;
+            case NameUse::call: matches = (called || as_value) && name_matches(entry.name, chain); break;
+            case NameUse::plain_call: matches = (called || as_value) && !member && name_matches(entry.name, chain); break;
             case NameUse::member_call: matches = called && member && token.text == entry.name; break;
             case NameUse::macro: matches = macro && token.text == entry.name; break;
             case NameUse::any: matches = name_matches(entry.name, chain); break;
@@ -272,6 +277,7 @@ void CFamilyScan::check_name(std::size_t i) {
         if (!matches) continue;
         std::string message = entry.use == NameUse::macro ? "uses " + chain + "!"
                               : entry.use == NameUse::any ? "uses " + chain
+                              : as_value                  ? "takes " + chain + " as a value (to call it by another name)"
                                                           : "calls " + chain + "()";
         message += ": " + std::string(entry.what);
         if (entry.rule.ends_with("-network")) message += kNoNetwork;

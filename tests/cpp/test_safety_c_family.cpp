@@ -139,6 +139,11 @@ TEST_CASE("c and c++: assert overrides forge the verdict; exit, getenv and file 
     CHECK(blocks(warnings, Language::cpp, PolicyPreset::strict));
     CHECK(rules_found("#include <dlfcn.h>\n#include <linux/io_uring.h>\n#include <spawn.h>\n", Language::c) ==
           Rules{"c-dynamic-load", "c-privileged", "c-process"});
+    // A function taken as a value hides the call made through it; a variable or field of the same name does not.
+    CHECK(scan("int (*run)(const char*) = system;\nint f() { return run(\"id\"); }\n", Language::c) ==
+          std::vector<Hit>{{"c-process", 1, 27}});
+    CHECK(scan("void g(void (*f)(int)); void h() { g(&_exit); }\n", Language::c) == std::vector<Hit>{{"c-exit", 1, 39}});
+    CHECK(scan("struct S { int system; }; int f(S s) { int fork = s.system; return fork; }\n", Language::cpp).empty());
     // #define's body is code: a macro that calls system is found where it is written.
     CHECK(scan("#define RUN(x) system(x)\n", Language::c) == std::vector<Hit>{{"c-process", 1, 16}});
     // Adjacent literals are one string: the path is found even when split.
