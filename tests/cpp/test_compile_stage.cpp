@@ -159,7 +159,7 @@ TEST_CASE("a compile that runs out of time is compile_timeout, and is not cached
     CHECK_FALSE(again.compile->cached);
 }
 
-TEST_CASE("the compiler sees only the sandbox: an #include of a host file fails to compile") {
+TEST_CASE("the compiler sees only the sandbox: an #include or include_str! of a host file fails to compile") {
     // A file only the host has, in a directory the sandbox never mounts.
     const auto directory = std::filesystem::path(E2BEVAL_SOURCE_DIR) / "build" / ("include-probe-" + testing::unique_token());
     std::filesystem::create_directories(directory);
@@ -173,6 +173,14 @@ TEST_CASE("the compiler sees only the sandbox: an #include of a host file fails 
         CHECK(result.compile->stderr_data.find("No such file") != std::string::npos);
         CHECK(result.compile->stderr_data.find(secret) == std::string::npos);
     }
+    // Rust reads files at compile time too: include_str! of the same file finds nothing.
+    const auto rust = run(Language::rust, "const S: &str = include_str!(\"" + (directory / "secret.h").string() +
+                                              "\");\nfn main() { println!(\"{}\", S); }\n");
+    CHECK(rust.outcome == Outcome::compile_error);
+    REQUIRE(rust.compile.has_value());
+    CHECK(rust.compile->stderr_data.find("No such file") != std::string::npos);
+    CHECK(rust.compile->stderr_data.find(secret) == std::string::npos);
+    CHECK(rust.stdout_data.find(secret) == std::string::npos);
     std::filesystem::remove_all(directory);
 }
 
