@@ -51,6 +51,9 @@ def results(completed: subprocess.CompletedProcess) -> dict:
 PASSING = {
     "javascript": ["HumanEval_0_has_close_elements", "HumanEval_2_truncate_number", "HumanEval_3_below_zero"],
     "bash": ["HumanEval_0_has_close_elements", "HumanEval_12_longest", "HumanEval_27_flip_case"],
+    # Compiled in the sandbox: the model's own main() with asserts cut (cpp and rust 0, 1, 2).
+    "cpp": ["HumanEval_0_has_close_elements", "HumanEval_1_separate_paren_groups", "HumanEval_2_truncate_number"],
+    "rust": ["HumanEval_0_has_close_elements", "HumanEval_1_separate_paren_groups", "HumanEval_2_truncate_number"],
 }
 
 
@@ -105,14 +108,23 @@ def test_continuations_from_a_completions_file_give_pass_at_k(tmp_path):
     assert first == row["prompt"] + "  return x + y;\n}\n" + "\n" + row["tests"]
 
 
-def test_an_endless_loop_times_out(tmp_path):
-    row = pick("javascript", ["HumanEval_53_add"])[0]
-    dataset = write_rows(tmp_path / "js.jsonl", [dict(row, gpt_solution="```js\nfunction add(x, y) {\n  while (true) {}\n}\n```")])
+ENDLESS = {
+    "javascript": "```js\nfunction add(x, y) {\n  while (true) {}\n}\n```",
+    "cpp": "```cpp\nlong add(long x, long y) {\n    volatile long n = 0;\n    while (true) { n = n + 1; }\n}\n```",
+    "rust": "```rust\nfn add(x: isize, y: isize) -> isize {\n    loop {}\n}\n```",
+}
+
+
+@pytest.mark.parametrize("language", sorted(ENDLESS))
+def test_an_endless_loop_times_out(tmp_path, language):
+    row = pick(language, ["HumanEval_53_add"])[0]
+    dataset = write_rows(tmp_path / "rows.jsonl", [dict(row, gpt_solution=ENDLESS[language])])
     completed = run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--timeout", "2", "--json",
                          cwd=tmp_path)
     assert completed.returncode == 1, completed.stderr.decode()
     [item] = results(completed)["results"]
-    assert item["pass"] is False and item["outcome"] == "timeout"
+    assert item["pass"] is False and item["outcome"] == "timeout", item
+    assert item["stage"] == "run"
 
 
 def test_broken_rows_and_completions_fail_alone(tmp_path):
