@@ -14,6 +14,7 @@
 
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
 #include "e2beval/analysis/extract.hpp"
 #include "e2beval/analysis/json.hpp"
 #include "e2beval/core/json.hpp"
@@ -163,9 +164,14 @@ std::string scan_json(const std::string& code, const std::string& language, cons
 std::string execute_json(const std::string& code, const std::string& language, const std::string& stdin_data,
                          const std::map<std::string, std::string>& env, const std::string& limits_json,
                          const std::string& isolation_json,
-                         const std::string& python_executable, bool pool, const std::string& template_name) {
-    const auto request = e2beval::python::exec_request_from_python(code, language, stdin_data, env, limits_json, isolation_json,
-                                                                   template_name);
+                         const std::string& python_executable, bool pool, const std::string& template_name,
+                         const std::string& compile_limits_json) {
+    auto request = e2beval::python::exec_request_from_python(code, language, stdin_data, env, limits_json, isolation_json,
+                                                             template_name);
+    // A compiled language's compile stage: the language's defaults, with what the caller sets on top.
+    if (!compile_limits_json.empty())
+        request.compile_limits = limits_from_json(parse_object(compile_limits_json, "compile_limits"),
+                                                  describe(request.language).compile_limits);
     LocalSandbox& sandbox = sandbox_for(python_executable, pool);
     return to_json_text(to_json(sandbox.execute(request)));
 }
@@ -229,7 +235,8 @@ ExecRequest request_from_json(const json::object& item, const Limits& limits, co
         else if (key == "env")
             for (const auto& [name, text] : value.as_object()) request.env[std::string(name)] = std::string(text.as_string());
         else if (key == "limits") request.limits = limits_from_json(value.as_object(), limits);
-        else throw input_error("unknown request field '" + std::string(key) + "'; valid: code, language, stdin, env, limits");
+        else if (key == "compile_limits") request.compile_limits = limits_from_json(value.as_object(), describe(request.language).compile_limits);
+        else throw input_error("unknown request field '" + std::string(key) + "'; valid: code, language, stdin, env, limits, compile_limits");
     }
     return request;
 }
@@ -483,7 +490,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
-          py::arg("pool"), py::arg("template_name") = "", release);
+          py::arg("pool"), py::arg("template_name") = "", py::arg("compile_limits_json") = "", release);
     m.def("limit_keys", [] { return std::vector<std::string>(limit_keys().begin(), limit_keys().end()); });
     m.def("isolation_keys", [] { return std::vector<std::string>(isolation_keys().begin(), isolation_keys().end()); });
     // A promptfoo assertion's or provider's `config:`, checked once in C++ (eval/assertion_options.hpp); the

@@ -259,6 +259,13 @@ int run_command(const ParsedArgs& args) {
     request.code = read_file(path, "code file");
     require_clean_text(request.code, "code file " + path);
     if (auto stdin_file = args.value("--stdin")) request.stdin_data = read_file(*stdin_file, "stdin file");
+    // A compiled language's compile stage: its defaults (docs/languages.md), then these flags.
+    if (describe(chosen.language).compiled()) {
+        Limits compile = describe(chosen.language).compile_limits;
+        if (auto seconds = args.number("--compile-timeout")) compile.wall_time = std::chrono::milliseconds(static_cast<long long>(*seconds * 1000));
+        if (auto megabytes = args.number("--compile-memory")) compile.memory_bytes = static_cast<std::uint64_t>(*megabytes * kMiB);
+        request.compile_limits = compile;
+    }
     // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
     const auto sandbox = sandbox_backend(args, false);
     const auto result = sandbox->execute(request);
@@ -268,6 +275,8 @@ int run_command(const ParsedArgs& args) {
         if (failed_to_parse(result, chosen.language)) object["hint"] = parse_hint(chosen);
         print_json(object);
     } else {
+        // A failed compile: the compiler's own words first, then e2beval's line below says which stage failed.
+        if (result.compile && result.compile->outcome != Outcome::ok) std::cerr << result.compile->stdout_data << result.compile->stderr_data;
         std::cout << result.stdout_data << std::flush;
         std::cerr << result.stderr_data;
         if (result.outcome != Outcome::ok && result.outcome != Outcome::exit_nonzero)
@@ -769,13 +778,18 @@ const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
         {{"run", "e2beval run [OPTIONS] FILE", "Run a program in the local sandbox, print its output and exit with its status.",
           "FILE is the program ('-' reads stdin), in the language its extension names (.py; .js, .mjs, .cjs for\n"
-          "JavaScript on Node.js; .sh, .bash), else Python, or as --language says. It\n"
+          "JavaScript on Node.js; .sh, .bash; .c; .cpp, .cc, .cxx; .go; .rs; .java; .ts, .mts), else Python, or as\n"
+          "--language says. A compiled language compiles first in a sandbox of its own (its own limits:\n"
+          "--compile-timeout, --compile-memory; a compile cache under $E2BEVAL_CACHE_DIR/compile), then runs. It\n"
           "runs in new namespaces with no network, a private workspace, a scrubbed environment and hard limits.\n"
           "Exit status: the program's own; 128+N when killed by signal N; 124 when it hit a limit (timeout, cpu,\n"
-          "memory, output); 125 when the sandbox failed; 127 when the Python interpreter (--python, else\n"
+          "memory, output) or the compile failed (--json says which: compile_error, compile_timeout, ...); 125 when\n"
+          "the sandbox failed or a compiler is missing (the message names its package); 127 when the Python interpreter (--python, else\n"
           "$E2BEVAL_PYTHON, else python3) was not found, 126 when it cannot be used.",
           with_sandbox_options({{"--stdin", "FILE", "feed FILE to the program's standard input"},
-                                {"--language", "LANG", "language of FILE: python, javascript (js, node) or bash (sh); default: from FILE's extension, else python"},
+                                {"--language", "LANG", "language of FILE: python, javascript (js, node), bash (sh), c, cpp (c++), go, rust (rs), java, typescript (ts); default: from FILE's extension, else python"},
+                                {"--compile-timeout", "SECONDS", "compiled languages: wall-clock limit of the compile stage (default 60)"},
+                                {"--compile-memory", "MB", "compiled languages: memory limit of the compile stage (default 1024)"},
                                 {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
           1, 1},
          run_command},
@@ -853,6 +867,7 @@ const std::vector<Command>& commands() {
           0, 1},
          report_command},
         make_redteam_command(),  // src/cli/redteam_command.cpp
+        make_cache_command(),    // src/cli/cache_command.cpp
         make_init_command(),     // src/cli/init_command.cpp
         make_serve_command(),    // src/cli/serve_command.cpp
         make_swe_command(),      // src/cli/swe_command.cpp

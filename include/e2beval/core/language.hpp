@@ -22,7 +22,8 @@ struct ToolSpec {
 
 // Placeholders in a stage's argv, replaced by the local backend: {tool} the toolchain's binary (its real path),
 // {source} the source file's name, {output} the artifact's name, {main} the entry class (Java), {tsc} the
-// TypeScript compiler's script, {runtime} the run stage's program (java, node), {heap_mib} half the stage's
+// TypeScript compiler's script, {linker} the real path of the host's C compiler driver (rustc links with it),
+// {runtime} the run stage's program (java, node), {heap_mib} half the stage's
 // memory limit in MiB (the JVM's and V8's heap, so they fail legibly before the limit kills them).
 struct LanguageDescriptor {
     Language language;

@@ -7,7 +7,9 @@ namespace e2beval::languages {
 namespace rust_parts {  // named: src/core/languages/ is one unity-build unit
 constexpr std::string_view kAliases[] = {"rs", "rustc"};
 constexpr std::string_view kExtensions[] = {".rs"};
-constexpr std::string_view kCompile[] = {"{tool}", "--edition", "2021", "-O", "{source}", "-o", "{output}"};
+// -C linker: the real path of the host's `cc` (Debian's /usr/bin/cc is a link through /etc/alternatives, which the
+// sandbox does not have).
+constexpr std::string_view kCompile[] = {"{tool}", "--edition", "2021", "-O", "-C", "linker={linker}", "{source}", "-o", "{output}"};
 constexpr std::string_view kRun[] = {"./{output}"};
 }  // namespace rust_parts
 

@@ -7,8 +7,9 @@ namespace e2beval::languages {
 namespace typescript_parts {  // named: src/core/languages/ is one unity-build unit
 constexpr std::string_view kAliases[] = {"ts", "mts"};
 constexpr std::string_view kExtensions[] = {".ts", ".mts"};
-// `--strict false`: TypeScript 6 and later turn strict on without a tsconfig; 5.x is not strict by default.
-constexpr std::string_view kCompile[] = {"{tool}", "--max-old-space-size={heap_mib}", "{tsc}", "--target", "esnext", "--strict", "false", "--types", "",
+// `--strict false`: TypeScript 6 and later turn strict on without a tsconfig; 5.x is not strict by default. No
+// @types are visible (the sandbox has no node_modules above the workspace), as MultiPL-E's tests need.
+constexpr std::string_view kCompile[] = {"{tool}", "--max-old-space-size={heap_mib}", "{tsc}", "--target", "esnext", "--strict", "false",
                                          "--pretty", "false", "{source}"};
 constexpr std::string_view kRun[] = {"{runtime}", "--max-old-space-size={heap_mib}", "{output}"};
 }  // namespace typescript_parts
