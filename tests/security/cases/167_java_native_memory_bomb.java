@@ -1,6 +1,6 @@
-// expect-outcome: memory_limit|signaled|exit_nonzero
+// expect-outcome: memory_limit
 // limits: {"memory_mb": 256, "wall_time_s": 15, "cpu_time_s": 15}
-// why: allocates native memory outside the Java heap (sun.misc.Unsafe.allocateMemory, touched) without bound, which no -Xmx limits; the memory cgroup (OOM kill) or RLIMIT_DATA (the JVM's native allocation fails) stops it.
+// why: allocates native memory outside the Java heap (sun.misc.Unsafe.allocateMemory, touched) without bound, which no -Xmx limits; the memory cgroup (OOM kill) or RLIMIT_DATA (the JVM's native allocation fails) stops it, and the outcome says memory_limit.
 import java.lang.reflect.Field;
 
 public class Main {
