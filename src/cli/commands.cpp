@@ -566,6 +566,7 @@ int eval_command(const ParsedArgs& args) {
         settings.request.isolation = profile.isolation;
         settings.request.template_name = args.value("--template").value_or("");
         settings.limits_given = args.value("--timeout") || args.value("--cpu") || args.value("--profile");
+        settings.memory_given = args.value("--memory") || args.value("--profile");
         settings.jobs = jobs_option(args);
         settings.ks = args.value("--k") ? ks_option(args) : std::vector<std::size_t>{1, 5, 10};
         settings.make_sandbox = [&args] { return sandbox_backend(args, true); };
@@ -830,7 +831,8 @@ const std::vector<Command>& commands() {
           ".jsonl.gz: name, language, prompt, tests, stop_tokens): each answer becomes a program (a continuation:\n"
           "prompt + answer cut at the first stop token + tests; a free-form answer: the fenced code that defines the\n"
           "function, its own main/tests cut, imports merged; docs/languages.md), judged as MultiPL-E judges its\n"
-          "language, with MultiPL-E's time limits unless --timeout/--cpu/--profile say otherwise. Prints failures\n"
+          "language, with MultiPL-E's time limits unless --timeout/--cpu/--profile say otherwise (memory: 2 GiB\n"
+          "unless --memory). Prints failures\n"
           "and pass@k per language (--json: {results, pass_at_k, errors}). Exit status: 0 all passed, 1 an answer\n"
           "failed, 2 a row or completion was broken (the others are still judged).",
           with_sandbox_options(with_policy_options({{"--jobs", "N", "sandboxes running at once (default 2)"},

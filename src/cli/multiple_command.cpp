@@ -117,6 +117,7 @@ int multipl_e_command(const ParsedArgs& args, const MultiplESettings& settings) 
     MultiplEOptions options;
     options.kind = *kind;
     options.multipl_e_timeouts = !settings.limits_given;
+    if (settings.memory_given) options.memory_bytes.reset();
     const auto started = std::chrono::steady_clock::now();
     const auto report = evaluate_multipl_e(*sandbox, items, options, settings.request, settings.ks, batch);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

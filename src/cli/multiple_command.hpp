@@ -15,6 +15,7 @@ namespace e2beval::cli {
 struct MultiplESettings {
     ExecRequest request;               // limits and isolation from the shared options
     bool limits_given = false;         // --timeout/--cpu/--profile given: else MultiPL-E's timeouts per language
+    bool memory_given = false;         // --memory/--profile given: else kMultiplEMemoryBytes
     std::size_t jobs = 2;
     std::vector<std::size_t> ks;
     std::function<std::unique_ptr<Sandbox>()> make_sandbox;

@@ -191,6 +191,7 @@ MultiplEReport evaluate_multipl_e(Sandbox& sandbox, const std::vector<MultiplEIt
             request.limits.wall_time = multipl_e_run_timeout(result.language);
             request.limits.cpu_time = request.limits.wall_time;
         }
+        if (options.memory_bytes) request.limits.memory_bytes = *options.memory_bytes;
         requests.push_back(std::move(request));
         request_item.push_back(i);
     }

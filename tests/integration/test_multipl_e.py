@@ -157,3 +157,15 @@ def test_broken_rows_and_completions_fail_alone(tmp_path):
     assert neither.returncode == 2 and b"--completion-field FIELD" in neither.stderr
     kind = run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--answer-kind", "raw", cwd=tmp_path)
     assert kind.returncode == 2 and b"--answer-kind must be continuation, freeform or auto" in kind.stderr
+
+
+def test_memory_is_two_gib_unless_memory_is_given(tmp_path):
+    """MultiPL-E sets no memory limit (cpp HumanEval_129's correct answer peaks at 870 MiB); e2beval gives 2 GiB."""
+    row = pick("javascript", ["HumanEval_53_add"])[0]
+    answer = "```js\nfunction add(x, y) {\n  const big = Buffer.alloc(400 * 1024 * 1024, 1);\n  return x + y + big[0] - 1;\n}\n```"
+    dataset = write_rows(tmp_path / "rows.jsonl", [dict(row, gpt_solution=answer)])
+    default = results(run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--json", cwd=tmp_path))
+    assert default["results"][0]["pass"], default["results"][0]
+    capped = results(run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--memory", "256",
+                              "--json", cwd=tmp_path))
+    assert capped["results"][0]["pass"] is False, capped["results"][0]

@@ -81,10 +81,17 @@ ExecRequest multipl_e_request(const AssembledProgram& program, const ExecRequest
 // build included), the others 15 s.
 std::chrono::milliseconds multipl_e_run_timeout(Language language) noexcept;
 
+// The memory limit `e2beval eval --multipl-e` gives each program unless --memory says otherwise: MultiPL-E sets
+// none, and the sandbox needs one.
+inline constexpr std::uint64_t kMultiplEMemoryBytes = 2048 * kMiB;
+
 struct MultiplEOptions {
     AnswerKind kind = AnswerKind::automatic;
     // true: each language's wall-clock limit is MultiPL-E's (and the CPU limit the same); false: the settings' own.
     bool multipl_e_timeouts = true;
+    // MultiPL-E sets no memory limit (its answers may need it: cpp HumanEval_129's search peaks at 870 MiB); set, it
+    // replaces the settings' memory limit.
+    std::optional<std::uint64_t> memory_bytes = kMultiplEMemoryBytes;
 };
 
 struct MultiplEItem {
