@@ -51,6 +51,13 @@ std::vector<std::string> substitute(std::span<const std::string_view> argv, cons
     return out;
 }
 
+// Java's class path in the sandbox: the program's classes, then the configured jars (Toolchain::class_path).
+std::string java_class_path(const Toolchain& toolchain) {
+    std::string path = "classes";
+    for (const auto& jar : toolchain.class_path) path += ":" + path_inside(jar);
+    return path;
+}
+
 std::string heap_mib(const Limits& limits) { return std::to_string(std::max<std::uint64_t>(16, limits.memory_bytes / kMiB / 2)); }
 
 std::string compile_seconds_text(std::chrono::milliseconds duration) {
@@ -101,7 +108,8 @@ CompilePlan plan_compile(const LocalSandbox::Settings& settings, const ExecReque
         {"{tool}", path_inside(toolchain.compiler)}, {"{tsc}", path_inside(toolchain.tsc_script)},
         {"{linker}", path_inside(toolchain.linker)},
         {"{source}", plan.source_name},              {"{output}", std::string(language.artifact)},
-        {"{main}", plan.main_class},                 {"{heap_mib}", heap_mib(plan.limits)}};
+        {"{main}", plan.main_class},                 {"{heap_mib}", heap_mib(plan.limits)},
+        {"{classpath}", java_class_path(toolchain)}};
     auto& program = plan.program;
     program.executable = toolchain.compiler;
     program.arguments = substitute(language.compile_argv, values);
@@ -227,7 +235,8 @@ void run_stage(const std::shared_ptr<const LocalSandbox::Settings>& settings, as
     const std::map<std::string, std::string> values = {{"{runtime}", path_inside(toolchain.runtime)},
                                                        {"{output}", std::string(language.artifact)},
                                                        {"{main}", plan.main_class},
-                                                       {"{heap_mib}", heap_mib(request.limits)}};
+                                                       {"{heap_mib}", heap_mib(request.limits)},
+                                                       {"{classpath}", java_class_path(toolchain)}};
     program.arguments = substitute(language.run_argv, values);
     if (toolchain.runtime.empty()) {
         program.executable = std::string(kWorkspace) + "/" + std::string(language.artifact);

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +33,16 @@ std::string first_line(const std::string& text) {
     std::string line = text.substr(0, end);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     return line;
+}
+
+// A file's path with its size, modification time and inode ("" for no file): what changes when a package
+// upgrade or a repair replaces it in place.
+std::string file_fingerprint(const std::string& path) {
+    struct stat status {};
+    if (path.empty()) return "";
+    if (::stat(path.c_str(), &status) != 0) return path + " (missing)";
+    return path + " " + std::to_string(status.st_size) + " " + std::to_string(status.st_mtim.tv_sec) + "." +
+           std::to_string(status.st_mtim.tv_nsec) + " " + std::to_string(status.st_ino);
 }
 
 bool covered_by_system_paths(const std::string& path) {
@@ -207,6 +218,19 @@ Toolchain java_toolchain(const LanguageDescriptor& language) {
     toolchain.version = version.empty() ? "javac (" + java_home.string() + ")" : first_line(version);
     add_mount(toolchain, java_home.string());
     add_jdk_configuration(toolchain, java_home);
+    if (const char* configured = std::getenv("E2BEVAL_JAVA_CLASSPATH"); configured && *configured) {
+        std::istringstream entries(configured);
+        for (std::string entry; std::getline(entries, entry, ':');) {
+            if (entry.empty()) continue;
+            const auto jar = fs::canonical(entry, ec);
+            if (ec || !fs::is_regular_file(jar, ec))
+                throw sandbox_error("E2BEVAL_JAVA_CLASSPATH names " + entry + ", which is not a file here; give the jars' paths, "
+                                    "separated by ':' (scripts/env.sh points it at tools/java/javatuples-1.2.jar)",
+                                    errc::unsupported);
+            toolchain.class_path.push_back(jar.string());
+            add_mount(toolchain, jar.string());
+        }
+    }
     return toolchain;
 }
 
@@ -268,8 +292,10 @@ Toolchain discover(Language language, const std::string& node, bool prepare) {
         case Language::bash: break;
     }
     toolchain.language = language;
-    toolchain.identity = std::string(descriptor.name) + "\n" + toolchain.compiler + "\n" + toolchain.version + "\n" +
-                         toolchain.runtime + "\n" + toolchain.tsc_script + "\n" + toolchain.linker;
+    toolchain.identity = std::string(descriptor.name) + "\n" + toolchain.version;
+    std::vector<std::string> files = {toolchain.compiler, toolchain.runtime, toolchain.tsc_script, toolchain.linker};
+    files.insert(files.end(), toolchain.class_path.begin(), toolchain.class_path.end());
+    for (const auto& file : files) toolchain.identity += "\n" + file_fingerprint(file);
     return toolchain;
 }
 

@@ -18,6 +18,9 @@ struct Toolchain {
     std::string version;   // the compiler's first version line: "g++ (Debian 12.2.0-14) 12.2.0"
     std::string tsc_script;  // TypeScript: the compiler's script (lib/tsc.js), run by node
     std::string linker;      // Rust: the real path of `cc`, which rustc links with
+    // Java: the jars on both stages' class path beside the program's classes (E2BEVAL_JAVA_CLASSPATH, colon-separated;
+    // MultiPL-E's Java tests import javatuples), real host paths, each mounted read-only.
+    std::vector<std::string> class_path;
     // Host paths outside kSystemPaths the compiler and the runtime need, mounted read-only in both stages.
     std::vector<std::string> read_only_paths;
     // NAME=value for the compile stage (Go's GOROOT, GOCACHE, no network and no toolchain switch, ...).
@@ -25,7 +28,9 @@ struct Toolchain {
     // Go: the build cache e2beval prepared for the standard library (a host directory), mounted as the lower
     // layer of an overlay whose upper layer is in the workspace; empty when there is none.
     std::string prepared_go_cache;
-    // What identifies the toolchain in the compile cache's keys: real paths and versions.
+    // What identifies the toolchain in the compile cache's keys: real paths and versions, and each file's size,
+    // modification time and inode, so a toolchain repaired or replaced in place (same path, same version line)
+    // never gets an answer, such as a compile error, cached from the one before.
     std::string identity;
 };
 

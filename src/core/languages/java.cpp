@@ -16,10 +16,11 @@ constexpr std::string_view kAliases[] = {"jdk"};
 constexpr std::string_view kExtensions[] = {".java"};
 constexpr std::string_view kCompile[] = {"{tool}", "-J-Xmx{heap_mib}m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
                                          "-J-XX:-UsePerfData", "-J-Xshare:auto", "-encoding", "UTF-8", "-proc:none",
-                                         "-implicit:none", "-d", "classes", "{source}"};
+                                         "-implicit:none", "-cp", "{classpath}", "-d", "classes", "{source}"};
 constexpr std::string_view kRun[] = {"{runtime}", "-Xmx{heap_mib}m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
                                      "-XX:ReservedCodeCacheSize=64m", "-XX:CompressedClassSpaceSize=64m",
-                                     "-XX:CICompilerCount=2", "-ea", "-cp", "classes", "{main}"};
+                                     "-XX:CICompilerCount=2", "-Xlog:disable", "-Xlog:all=warning:stderr", "-ea",
+                                     "-cp", "{classpath}", "{main}"};
 
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
