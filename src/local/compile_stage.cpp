@@ -103,7 +103,9 @@ CompilePlan plan_compile(const LocalSandbox::Settings& settings, const ExecReque
     const auto& toolchain = *plan.toolchain;
     plan.limits = compile_limits_of(request);
     plan.main_class = language.main_class ? language.main_class(request.code) : std::string("Main");
-    plan.source_name = replace_all(std::string(language.source_file), "{main}", plan.main_class);
+    const bool test_program = language.is_test_program && language.is_test_program(request.code);
+    plan.source_name = test_program ? std::string(language.test_source_file)
+                                    : replace_all(std::string(language.source_file), "{main}", plan.main_class);
     const std::map<std::string, std::string> values = {
         {"{tool}", path_inside(toolchain.compiler)}, {"{tsc}", path_inside(toolchain.tsc_script)},
         {"{linker}", path_inside(toolchain.linker)},
@@ -112,7 +114,7 @@ CompilePlan plan_compile(const LocalSandbox::Settings& settings, const ExecReque
         {"{classpath}", java_class_path(toolchain)}};
     auto& program = plan.program;
     program.executable = toolchain.compiler;
-    program.arguments = substitute(language.compile_argv, values);
+    program.arguments = substitute(test_program ? language.test_compile_argv : language.compile_argv, values);
     program.read_only_paths = toolchain.read_only_paths;
     program.environment = toolchain.compile_environment;
     program.program_path = std::string(kWorkspace) + "/" + plan.source_name;

@@ -26,6 +26,8 @@ namespace e2beval::local {
 
 const std::vector<std::string> kSystemPaths = {
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/localtime",
+    // Debian links awk, cc, java and others through it (a bash answer calling awk found nothing): links only.
+    "/etc/alternatives",
 };
 
 namespace {

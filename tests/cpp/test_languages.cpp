@@ -85,4 +85,16 @@ TEST_CASE("Java's source file is named by the public class, else the class with 
     CHECK(main_class("") == "Main");
 }
 
+TEST_CASE("a Go test package (MultiPL-E's shape) is told from a program with main") {
+    const auto& go = e2beval::describe(Language::go);
+    REQUIRE(static_cast<bool>(go.is_test_program));
+    CHECK(go.is_test_program("package has_close_elements_test\n\nimport (\n  \"testing\"\n)\n"));
+    CHECK(go.is_test_program("// a comment\n  package\tfoo_test // trailing\n"));
+    CHECK_FALSE(go.is_test_program("package main\n\nfunc main() {}\n"));
+    CHECK_FALSE(go.is_test_program("package testing_helpers\n"));
+    CHECK_FALSE(go.is_test_program(""));
+    CHECK(go.test_source_file == "main_test.go");
+    CHECK_FALSE(static_cast<bool>(e2beval::describe(Language::cpp).is_test_program));
+}
+
 }  // namespace e2beval_test_languages

@@ -55,6 +55,13 @@ struct LanguageDescriptor {
     // "Main"); nullptr for every other language.
     std::string (*main_class)(std::string_view code) = nullptr;
 
+    // Go: a program that is a test package (`package name_test`, MultiPL-E's shape: TestXxx functions and no main)
+    // is written to test_source_file and built by test_compile_argv (`go test -c`) into a binary that runs its
+    // tests (prints PASS, or FAIL and exits 1); nullptr for every other language.
+    bool (*is_test_program)(std::string_view code) = nullptr;
+    std::string_view test_source_file;
+    std::span<const std::string_view> test_compile_argv;
+
     bool compiled() const noexcept { return !compile_argv.empty(); }
 };
 
