@@ -100,7 +100,8 @@ class Toolchains:
 def judge(program: dict, tools: Toolchains) -> dict:
     """Compile and run one assembled program; MultiPL-E's verdict."""
     language = program["language"]
-    directory = tempfile.mkdtemp(prefix="e2beval-reference-")
+    # Not "e2beval-*": the security corpus's host check counts those in /tmp as left behind by a sandbox.
+    directory = tempfile.mkdtemp(prefix="multipl-e-reference-")
     result = {"compile_ms": 0.0, "run_ms": 0.0}
     try:
         Path(directory, program["file_name"]).write_text(program["source"], encoding="utf-8")
