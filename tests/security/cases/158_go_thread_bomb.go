@@ -1,6 +1,6 @@
-// expect-outcome: ok|pids_limit|exit_nonzero|signaled|memory_limit
+// expect-outcome: ok|pids_limit|exit_nonzero|signaled|memory_limit|output_limit
 // limits: {"max_processes": 64, "wall_time_s": 10}
-// why: 5000 goroutines each locked to an OS thread and blocked in a system call force the Go runtime to start 5000 threads; RLIMIT_NPROC and the pids cgroup refuse them near max_processes (the runtime dies with "failed to create new OS thread"), and nothing is left running.
+// why: 5000 goroutines each locked to an OS thread and blocked in a system call force the Go runtime to start 5000 threads; RLIMIT_NPROC and the pids cgroup refuse them near max_processes (the runtime dies with "failed to create new OS thread"), and nothing is left running. The dying runtime prints every goroutine's stack (thousands), which may pass the output cap first: output_limit, contained as well.
 package main
 
 import (
