@@ -18,7 +18,8 @@ mkdir -p "$OUT" "$OUT/artifacts"
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(extract scan request)
 FLAGS="-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc"
-ANALYSIS_SOURCES="src/analysis/extract.cpp src/analysis/safety.cpp src/core/text.cpp src/core/error.cpp src/core/types.cpp"
+ANALYSIS_SOURCES="src/analysis/extract.cpp src/analysis/safety.cpp src/analysis/c_family_tokenizer.cpp src/analysis/c_family_scan.cpp
+  src/analysis/rules/*.cpp src/core/text.cpp src/core/error.cpp src/core/types.cpp src/core/languages.cpp src/core/languages/*.cpp"
 SERVER_SOURCES="src/server/request_json.cpp src/server/multipart.cpp src/server/connect_protocol.cpp"
 for target in "${TARGETS[@]}"; do
   case "$target" in

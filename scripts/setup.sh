@@ -5,7 +5,8 @@
 #   scripts/setup.sh           what the demo needs (scripts/demo.sh)
 #   scripts/setup.sh --e2b     and the official E2B SDKs (PyPI and npm, pinned), for examples/e2b
 #   scripts/setup.sh --tests   and what only the tests need (scripts/test.sh): their apt packages, pytest, the
-#                              E2B SDKs, and the C++ tests built in the same build tree
+#                              E2B SDKs, the C++ tests built in the same build tree, and the compiled languages'
+#                              toolchains (Go, Rust, a JDK and javatuples, TypeScript; docs/toolchains.md)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,19 +35,39 @@ if [ "$for_tests" = 1 ]; then
   )
 fi
 
-missing=()
-for package in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  SUDO=""
+# The compiled languages' toolchains (--tests; the demo runs none of them): each from Debian's packages when the
+# machine has none on PATH. A machine that has its own (this project's CI image: Go in /usr/local/go, Rust from
+# rustup in ~/.cargo) keeps it: e2beval runs whichever it finds (docs/toolchains.md). gcc and g++ come with
+# build-essential above. They are installed in the background, beside the C++ build (section 2).
+TOOLCHAIN_PACKAGES=()
+if [ "$for_tests" = 1 ]; then
+  command -v go >/dev/null 2>&1 || TOOLCHAIN_PACKAGES+=(golang-go)
+  command -v rustc >/dev/null 2>&1 || TOOLCHAIN_PACKAGES+=(rustc)
+  { command -v javac && command -v java; } >/dev/null 2>&1 || TOOLCHAIN_PACKAGES+=(openjdk-17-jdk-headless)
+  command -v mvn >/dev/null 2>&1 || TOOLCHAIN_PACKAGES+=(maven)  # fetches javatuples (section 2)
+fi
+
+missing_packages() {  # missing_packages PACKAGE...: those not installed, one per line
+  local package
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || echo "$package"
+  done
+}
+apt_updated=0
+apt_install() {  # apt_install PACKAGE...: as root, or through sudo
+  local sudo=""
   if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { say "missing packages: ${missing[*]}; install them as root (apt-get install ${missing[*]})"; exit 1; }
-    SUDO="sudo"
+    command -v sudo >/dev/null 2>&1 || { say "missing packages: $*; install them as root (apt-get install $*)"; return 1; }
+    sudo="sudo"
   fi
+  [ "$apt_updated" = 1 ] || $sudo apt-get update -qq
+  apt_updated=1
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+mapfile -t missing < <(missing_packages "${APT_PACKAGES[@]}")
+if ((${#missing[@]})); then
   say "installing system packages: ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_install "${missing[@]}"
 else
   say "system packages: all present"
 fi
@@ -108,6 +129,47 @@ elif [ ! -f "$stamp" ] || [ "$ROOT/package-lock.json" -nt "$stamp" ] || [ "$ROOT
   in_background "npm install (the E2B JavaScript SDKs)" e2b-sdks.log npm_install "$ROOT"
 else
   say "E2B JavaScript SDKs: already installed"
+fi
+# The compiled languages' toolchains (--tests): the apt packages chosen in section 1, then javatuples 1.2, which
+# MultiPL-E's Java tests import, through Maven's own client (pinned plugin, a project-local repository under build/,
+# the jar's checksum checked) into tools/java; TypeScript from npm, pinned by tools/typescript/package-lock.json.
+JAVATUPLES_JAR="$ROOT/tools/java/javatuples-1.2.jar"
+JAVATUPLES_SHA256=2eda5b19d9820e1cc2f69fcd01639a715a673c11f8507e3d1ed593cf765d5e0a
+javatuples_present() { [ -f "$JAVATUPLES_JAR" ] && echo "$JAVATUPLES_SHA256  $JAVATUPLES_JAR" | sha256sum -c --status; }
+install_toolchains() {  # install_toolchains PACKAGE...: apt's, then javatuples when it is missing
+  if (($#)); then
+    echo "apt-get install $*"
+    # Deaf to the TERM that ends the background jobs when the script fails early: a dpkg cut off half-way leaves
+    # the system's packages broken ("dpkg was interrupted"); a finished install only leaves packages installed.
+    (
+      trap '' TERM
+      apt_install "$@"
+    )
+  fi
+  if ! javatuples_present; then
+    rm -f "$JAVATUPLES_JAR"
+    echo "mvn dependency:copy org.javatuples:javatuples:1.2"
+    mvn -q -B -Dmaven.repo.local="$ROOT/build/maven-repository" \
+      org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
+      -Dartifact=org.javatuples:javatuples:1.2 -DoutputDirectory="$ROOT/tools/java"
+    javatuples_present || { echo "$JAVATUPLES_JAR: not the jar expected (sha256 $JAVATUPLES_SHA256)"; return 1; }
+  fi
+}
+if [ "$for_tests" = 1 ]; then
+  if ((${#TOOLCHAIN_PACKAGES[@]})) || ! javatuples_present; then
+    say "installing the compiled languages' toolchains in the background:" \
+      "${TOOLCHAIN_PACKAGES[*]:-no apt package missing}$(javatuples_present || echo ", javatuples 1.2 (Maven)")"
+    in_background "the toolchains (apt, Maven)" toolchains.log install_toolchains "${TOOLCHAIN_PACKAGES[@]}"
+  else
+    say "toolchains: Go, Rust, a JDK, Maven and javatuples present"
+  fi
+  stamp="$ROOT/tools/typescript/node_modules/.e2beval-installed"
+  if [ ! -f "$stamp" ] || [ "$ROOT/tools/typescript/package-lock.json" -nt "$stamp" ]; then
+    say "installing TypeScript into tools/typescript in the background (npm install, pinned by package-lock.json)"
+    in_background "npm install (TypeScript)" typescript.log npm_install "$ROOT/tools/typescript"
+  else
+    say "TypeScript: already installed"
+  fi
 fi
 # A failure below (set -e) does not leave an npm running.
 trap 'for job in "${background_jobs[@]}"; do kill -- "-$job" 2>/dev/null || true; done' EXIT

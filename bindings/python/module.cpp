@@ -14,10 +14,13 @@
 
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
 #include "e2beval/analysis/extract.hpp"
 #include "e2beval/analysis/json.hpp"
 #include "e2beval/core/json.hpp"
 #include "e2beval/eval/answer.hpp"
+#include "e2beval/eval/assembly.hpp"
+#include "e2beval/eval/multipl_e.hpp"
 #include "e2beval/eval/assertion_options.hpp"
 #include "e2beval/eval/json.hpp"
 #include "e2beval/e2b/e2b_sandbox.hpp"
@@ -38,7 +41,7 @@ namespace {
 
 Language parse_language(const std::string& tag) {
     const auto language = language_from_tag(tag);
-    if (!language) throw input_error("unknown language '" + tag + "'; use python, javascript or bash");
+    if (!language) throw input_error("unknown language '" + tag + "'; use one of " + language_names_text());
     return *language;
 }
 
@@ -154,6 +157,23 @@ std::string extract_json(const std::string& output, std::optional<std::string> f
     return to_json_text(to_json(CodeExtractor(options).extract(output)));
 }
 
+// A MultiPL-E row (its JSON) and one answer -> the program to judge, as JSON (eval/assembly.hpp).
+std::string assemble_multipl_e_json(const std::string& row_json, const std::string& answer, const std::string& kind) {
+    require_clean_text(answer, "answer");
+    const auto parsed_kind = answer_kind_from_string(kind);
+    if (!parsed_kind) throw input_error("kind must be 'continuation', 'freeform' or 'auto', got '" + kind + "'");
+    const auto task = multipl_e_task_from_json(parse_object(row_json, "row"));
+    const auto program = assemble_multipl_e(task, answer, *parsed_kind);
+    return to_json_text(json::object{{"task_id", task.task_id},
+                                     {"language", std::string(to_string(program.language))},
+                                     {"entry_point", multipl_e_entry_point(task)},
+                                     {"source", program.source},
+                                     {"file_name", program.file_name},
+                                     {"main_class", program.main_class},
+                                     {"kind", std::string(to_string(program.kind))},
+                                     {"explanation", program.explanation}});
+}
+
 std::string scan_json(const std::string& code, const std::string& language, const std::string& policy) {
     require_clean_text(code, "code");
     const auto findings = SafetyScanner(parse_policy(policy)).scan(code, parse_language(language));
@@ -163,9 +183,14 @@ std::string scan_json(const std::string& code, const std::string& language, cons
 std::string execute_json(const std::string& code, const std::string& language, const std::string& stdin_data,
                          const std::map<std::string, std::string>& env, const std::string& limits_json,
                          const std::string& isolation_json,
-                         const std::string& python_executable, bool pool, const std::string& template_name) {
-    const auto request = e2beval::python::exec_request_from_python(code, language, stdin_data, env, limits_json, isolation_json,
-                                                                   template_name);
+                         const std::string& python_executable, bool pool, const std::string& template_name,
+                         const std::string& compile_limits_json) {
+    auto request = e2beval::python::exec_request_from_python(code, language, stdin_data, env, limits_json, isolation_json,
+                                                             template_name);
+    // A compiled language's compile stage: the language's defaults, with what the caller sets on top.
+    if (!compile_limits_json.empty())
+        request.compile_limits = limits_from_json(parse_object(compile_limits_json, "compile_limits"),
+                                                  describe(request.language).compile_limits);
     LocalSandbox& sandbox = sandbox_for(python_executable, pool);
     return to_json_text(to_json(sandbox.execute(request)));
 }
@@ -229,7 +254,8 @@ ExecRequest request_from_json(const json::object& item, const Limits& limits, co
         else if (key == "env")
             for (const auto& [name, text] : value.as_object()) request.env[std::string(name)] = std::string(text.as_string());
         else if (key == "limits") request.limits = limits_from_json(value.as_object(), limits);
-        else throw input_error("unknown request field '" + std::string(key) + "'; valid: code, language, stdin, env, limits");
+        else if (key == "compile_limits") request.compile_limits = limits_from_json(value.as_object(), describe(request.language).compile_limits);
+        else throw input_error("unknown request field '" + std::string(key) + "'; valid: code, language, stdin, env, limits, compile_limits");
     }
     return request;
 }
@@ -480,10 +506,11 @@ PYBIND11_MODULE(_core, m) {
     m.def("extract", &extract_json, py::arg("output"), py::arg("function_name"), py::arg("language"),
           py::arg("keep_main"), py::arg("keep_examples"), release);
     m.def("rules", &rules_json, release);
+    m.def("assemble_multipl_e", &assemble_multipl_e_json, py::arg("row_json"), py::arg("answer"), py::arg("kind"), release);
     m.def("scan", &scan_json, py::arg("code"), py::arg("language"), py::arg("policy"), release);
     m.def("execute", &execute_json, py::arg("code"), py::arg("language"), py::arg("stdin"), py::arg("env"),
           py::arg("limits_json"), py::arg("isolation_json"), py::arg("python_executable"),
-          py::arg("pool"), py::arg("template_name") = "", release);
+          py::arg("pool"), py::arg("template_name") = "", py::arg("compile_limits_json") = "", release);
     m.def("limit_keys", [] { return std::vector<std::string>(limit_keys().begin(), limit_keys().end()); });
     m.def("isolation_keys", [] { return std::vector<std::string>(isolation_keys().begin(), isolation_keys().end()); });
     // A promptfoo assertion's or provider's `config:`, checked once in C++ (eval/assertion_options.hpp); the

@@ -42,6 +42,7 @@ __all__ = [
     "SandboxError",
     "IOError",
     "extract",
+    "assemble_multipl_e",
     "scan",
     "execute",
     "evaluate",
@@ -70,6 +71,13 @@ def _limits_json(limits: Optional[Mapping[str, Any]], timeout: Optional[float]) 
     if timeout is not None:
         merged["wall_time_s"] = timeout
     return _json.dumps(merged)
+
+
+def _compile_limits_json(limits: Optional[Mapping[str, Any]], timeout: Optional[float]) -> str:
+    """A compile stage's limits as JSON for the core; "" keeps the language's defaults."""
+    if limits is None and timeout is None:
+        return ""
+    return _limits_json(limits, timeout)
 
 
 def _isolation_json(isolation: Optional[Mapping[str, Any]]) -> str:
@@ -132,6 +140,20 @@ def extract(
     )
 
 
+def assemble_multipl_e(row: Mapping[str, Any], answer: str, kind: str = "auto") -> dict:
+    """The program that judges ``answer`` on a MultiPL-E row (its ``name``, ``language``, ``prompt``, ``tests``,
+    ``stop_tokens``): ``{task_id, language, entry_point, source, file_name, main_class, kind, explanation}``.
+
+    ``kind``: ``"continuation"`` (MultiPL-E's raw completion: prompt + answer cut at the first stop token + tests),
+    ``"freeform"`` (a chat answer with the code in a fence, repeating the function; its own main/tests are cut) or
+    ``"auto"`` (freeform when the code defines the prompt's function, else continuation). docs/languages.md has
+    the rules per language. Raises InputError for a row without those fields.
+    """
+    if not isinstance(row, Mapping):
+        raise _core.InputError(f"row must be a mapping, got {type(row).__name__}")
+    return _json.loads(_core.assemble_multipl_e(_json.dumps(dict(row)), _text(answer, "answer"), str(kind)))
+
+
 _POLICY_LISTS = ("allow_rules", "deny_rules", "allow_modules", "deny_modules", "allow_calls", "deny_calls")
 
 
@@ -185,14 +207,22 @@ def execute(
     pool: bool = True,
     template: Optional[str] = None,
     backend: str = "local",
+    compile_limits: Optional[Mapping[str, Any]] = None,
+    compile_timeout: Optional[float] = None,
 ) -> dict:
-    """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ...}``.
+    """Run code in the local sandbox: ``{outcome, exit_code, signal, stdout, stderr, wall_time_s, ..., compile}``.
 
     ``backend="e2b"`` runs it in E2B's cloud instead (E2B_API_KEY, E2B_DOMAIN, E2B_API_URL, E2B_SANDBOX_URL as
     the official SDKs read them; docs/e2b.md): the same result's shape, ``backend`` says which ran it.
 
-    ``language`` is "python", "javascript" (Node.js: $E2BEVAL_NODE, else ``node`` on PATH) or "bash"; all
-    three get the same isolation and limits (only Python executions come from the warm pool).
+    ``language`` is "python", "javascript" (Node.js: $E2BEVAL_NODE, else ``node`` on PATH), "bash", or a
+    compiled language: "c", "cpp", "go", "rust", "java", "typescript" (docs/languages.md). All get the same
+    isolation and limits (only Python executions come from the warm pool). A compiled language is compiled in a
+    sandbox of its own first: ``compile_limits`` (the ``limits`` keys; unset ones keep the language's defaults)
+    and ``compile_timeout`` (seconds) bound that stage, and ``result["compile"]`` is its result (outcome,
+    stdout, stderr, wall_time_s, cpu_time_s, peak_memory_bytes, cached, toolchain); a failed compile is outcome
+    ``compile_error``, ``compile_timeout`` or ``compile_memory_limit`` and the program never runs. ``compile``
+    is None for an interpreted language.
 
     Nothing from this process's environment reaches the code; pass ``env`` for what it should see.
     ``isolation`` takes ``network`` (False; True is an explicit opt-in), ``seccomp`` ("deny" or "kill")
@@ -222,6 +252,7 @@ def execute(
             python or "",
             bool(pool),
             template or "",
+            _compile_limits_json(compile_limits, compile_timeout),
         )
     )
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <regex>
 #include <set>
 #include <utility>
 
@@ -132,10 +133,6 @@ std::optional<Language> language_of_tag(std::string_view tag) {
     while (!cleaned.empty() && (cleaned.front() == '{' || cleaned.front() == '.')) cleaned.remove_prefix(1);
     cleaned = cleaned.substr(0, cleaned.find_first_of(":,{}"));
     if (cleaned.empty()) return std::nullopt;
-    // TypeScript answers to a JavaScript task are run as JavaScript (types are the usual difference).
-    std::string lower(cleaned);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lower == "typescript" || lower == "ts" || lower == "jsx" || lower == "cjs") return Language::javascript;
     return language_from_tag(cleaned);
 }
 
@@ -311,11 +308,29 @@ bool defines_bash_function(std::string_view code, std::string_view name) {
     return false;
 }
 
+// A definition of `name` in a C-family language: Go's `func name(`, Rust's `fn name(` / `fn name<`, else the
+// name followed by a parameter list and a body (`int name(int x) {`, `static long name(...) throws X {`, TypeScript's
+// `name(x: number): number {`). A heuristic over the text, enough to choose the fenced block that defines it.
+bool defines_c_family_function(std::string_view code, Language language, std::string_view name) {
+    const std::string escaped = std::regex_replace(std::string(name), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
+    std::string pattern;
+    if (language == Language::go) pattern = R"(\bfunc\s+(\([^)]*\)\s*)?)" + escaped + R"(\s*[\[(])";
+    else if (language == Language::rust) pattern = R"(\bfn\s+)" + escaped + R"(\s*[<(])";
+    else pattern = R"((^|[^\w.$])[\w$]+[\w$<>\[\],:\s*&]*[\s*&>\]]\s*)" + escaped + R"(\s*\([^;{}]*\)[^;{}]*\{)";
+    return std::regex_search(std::string(code), std::regex(pattern));
+}
+
 bool defines_function(std::string_view code, Language language, std::string_view name) {
     switch (language) {
         case Language::python: return python_definition_line(code, name).has_value();
         case Language::javascript: return defines_javascript_function(code, name);
         case Language::bash: return defines_bash_function(code, name);
+        case Language::typescript: return defines_javascript_function(code, name) || defines_c_family_function(code, language, name);
+        case Language::c:
+        case Language::cpp:
+        case Language::go:
+        case Language::rust:
+        case Language::java: return defines_c_family_function(code, language, name);
     }
     return false;
 }
@@ -918,8 +933,10 @@ std::optional<Extraction> CodeExtractor::find_code(std::string_view output) cons
     const auto& function_name = options_.function_name;
 
     const auto has_code = [&](std::size_t i) { return !is_blank(blocks[i].block.code); };
+    // A TypeScript block answers a JavaScript task too, run as JavaScript (types are the usual difference).
     const auto compatible = [&](std::size_t i) {
-        return blocks[i].block.language == wanted || blocks[i].block.tag.empty();
+        return blocks[i].block.language == wanted || blocks[i].block.tag.empty() ||
+               (wanted == Language::javascript && blocks[i].block.language == Language::typescript);
     };
     const auto unknown_tag = [&](std::size_t i) {
         return !blocks[i].block.tag.empty() && !blocks[i].block.language.has_value();
@@ -938,6 +955,7 @@ std::optional<Extraction> CodeExtractor::find_code(std::string_view output) cons
         Extraction extraction;
         extraction.code = found.block.code;
         extraction.language = found.block.language.value_or(wanted);
+        if (wanted == Language::javascript && extraction.language == Language::typescript) extraction.language = wanted;
         extraction.method = ExtractionMethod::fenced_block;
         extraction.blocks_used = {chosen};
         extraction.explanation = "fenced block " + std::to_string(chosen + 1) + " of " +

@@ -1,4 +1,5 @@
-// SafetyScanner: rules on tokens of Python, JavaScript and bash, so words inside strings and comments never match.
+// SafetyScanner: rules on tokens of Python, JavaScript and bash (the C family's and TypeScript's are in rules/),
+// so words inside strings and comments never match.
 // The findings are advice shown before the sandbox runs the code; the sandbox stays the security boundary.
 #include "e2beval/analysis/safety.hpp"
 
@@ -8,15 +9,22 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "analysis/bash_tokenizer.hpp"
+#include "analysis/c_family_rules.hpp"
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/text.hpp"
 #include "analysis/js_tokenizer.hpp"
 #include "analysis/python_tokenizer.hpp"
+#include "analysis/scan_support.hpp"
+#include "analysis/string_escapes.hpp"
+#include "analysis/typescript_rules.hpp"
 
 namespace e2beval {
+
+using detail::unescape;
 
 std::string_view to_string(Severity severity) noexcept {
     switch (severity) {
@@ -45,21 +53,22 @@ std::optional<PolicyPreset> policy_preset_from_string(std::string_view name) noe
 
 namespace {
 
+using detail::B;
+using detail::call_listed;
+using detail::find_rule;
+using detail::FindingSink;
+using detail::I;
+using detail::last_component;
+using detail::Level;
+using detail::module_listed;
+using detail::O;
+using detail::Rule;
+using detail::severity_of;
+using detail::Subject;
+using detail::W;
+
 // ---------------------------------------------------------------------------------------------------------
 // Rules
-
-enum class Level : std::uint8_t { off, info, warning, block };
-constexpr Level O = Level::off;
-constexpr Level I = Level::info;
-constexpr Level W = Level::warning;
-constexpr Level B = Level::block;
-
-struct Rule {
-    std::string_view id;
-    Language language;
-    std::array<Level, 3> levels;  // under tutorial, standard, strict
-    std::string_view summary;
-};
 
 constexpr Language kPy = Language::python;
 constexpr Language kJs = Language::javascript;
@@ -113,7 +122,7 @@ constexpr Rule kRules[] = {
     {"open-write", kPy, {O, W, B}, "open() with a write, append or update mode"},
     {"js-child-process", kJs, {O, B, B}, "require/import of child_process or cluster"},
     {"js-fs", kJs, {O, B, B}, "require/import of fs"},
-    {"js-network", kJs, {O, B, B}, "require/import of net, http, https, http2, dgram, tls or dns"},
+    {"js-network", kJs, {O, B, B}, "require/import of net, http, https, http2, dgram, tls or dns; fetch, WebSocket"},
     {"js-vm", kJs, {O, B, B}, "require/import of vm, worker_threads, v8, inspector, module or repl"},
     {"js-dynamic-require", kJs, {O, B, B}, "require/import of a computed name, process.mainModule, module.constructor"},
     {"js-global-lookup", kJs, {O, B, B}, "globalThis[...] or global[...] with a computed key"},
@@ -138,18 +147,17 @@ constexpr std::array<Rule, 2> kExtraRules{{
     {"denied-call", kPy, {O, O, O}, "calls a name on Policy::deny_calls (any language)"},
 }};
 
-template <typename Fn>
-void for_each_rule(Fn&& fn) {
-    for (const auto& rule : kRules) fn(rule);
-    for (const auto& rule : kExtraRules) fn(rule);
+// Every language's table, in the order `rules()` lists them: Python, JavaScript and bash here, the C family's
+// and TypeScript's in their own files (rules/), then the policy-list rules.
+std::array<std::span<const Rule>, 7> rule_tables() {
+    return {kRules, detail::c_rules().table, detail::go_rules().table, detail::rust_rules().table,
+            detail::java_rules().table, detail::typescript_rule_table(), kExtraRules};
 }
 
-const Rule* find_rule(std::string_view id) noexcept {
-    for (const auto& rule : kRules)
-        if (rule.id == id) return &rule;
-    for (const auto& rule : kExtraRules)
-        if (rule.id == id) return &rule;
-    return nullptr;
+template <typename Fn>
+void for_each_rule(Fn&& fn) {
+    for (const auto table : rule_tables())
+        for (const auto& rule : table) fn(rule);
 }
 
 void check_rule_ids(const std::vector<std::string>& ids, std::string_view list_name) {
@@ -160,106 +168,6 @@ void check_rule_ids(const std::vector<std::string>& ids, std::string_view list_n
         throw input_error("unknown safety rule \"" + id + "\" in " + std::string(list_name) + "; known rules: " + known);
     }
 }
-
-bool contains(const std::vector<std::string>& ids, std::string_view id) {
-    return std::find(ids.begin(), ids.end(), id) != ids.end();
-}
-
-std::optional<Severity> severity_of(Level level) {
-    switch (level) {
-        case Level::off: return std::nullopt;
-        case Level::info: return Severity::info;
-        case Level::warning: return Severity::warning;
-        case Level::block: return Severity::block;
-    }
-    return std::nullopt;
-}
-
-// A module name matches a list entry when it is the entry or one of its submodules.
-bool module_listed(const std::vector<std::string>& list, std::string_view module) {
-    return std::any_of(list.begin(), list.end(), [&](const std::string& entry) {
-        return module == entry || (module.starts_with(entry) && module.size() > entry.size() && module[entry.size()] == '.');
-    });
-}
-
-std::string_view last_component(std::string_view dotted) {
-    const std::size_t dot = dotted.rfind('.');
-    return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
-}
-
-// A call matches an entry spelled as written, as resolved through imports, or (for a bare entry) by its last name.
-bool call_listed(const std::vector<std::string>& list, std::string_view written, std::string_view qualified) {
-    return std::any_of(list.begin(), list.end(), [&](const std::string& entry) {
-        if (entry == written || entry == qualified) return true;
-        return entry.find('.') == std::string::npos && (entry == last_component(written) || entry == last_component(qualified));
-    });
-}
-
-// What a finding is about, so that allow_modules and allow_calls can drop it.
-struct Subject {
-    enum class Kind { none, module, call } kind = Kind::none;
-    std::string written;
-    std::string qualified;
-};
-
-// Applies the policy as findings are made: a denied rule is reported as block even outside its preset, and
-// wins over allow (when a rule is on both lists, the safer reading is taken).
-class FindingSink {
-public:
-    explicit FindingSink(const Policy& policy) : policy_(policy) {}
-
-    const Policy& policy() const noexcept { return policy_; }
-
-    void add(std::string_view rule_id, std::size_t line, std::size_t column, std::string message,
-             const Subject& subject = {}) {
-        const Rule* rule = find_rule(rule_id);
-        if (!rule) return;
-        const bool denied = contains(policy_.deny_rules, rule_id) || rule_id == "denied-module" || rule_id == "denied-call";
-        if (!denied) {
-            if (contains(policy_.allow_rules, rule_id)) return;
-            if (subject.kind == Subject::Kind::module &&
-                (module_listed(policy_.allow_modules, subject.written) || module_listed(policy_.allow_modules, subject.qualified)))
-                return;
-            if (subject.kind == Subject::Kind::call && call_listed(policy_.allow_calls, subject.written, subject.qualified))
-                return;
-        }
-        const auto severity = denied ? std::optional<Severity>(Severity::block)
-                                     : severity_of(rule->levels[static_cast<std::size_t>(policy_.preset)]);
-        if (!severity) return;
-        Finding finding;
-        finding.rule = std::string(rule_id);
-        finding.severity = *severity;
-        finding.line = line;
-        finding.column = column;
-        finding.message = std::move(message);
-        findings_.push_back(std::move(finding));
-    }
-
-    // A finding made by scanning code nested in a string (exec("..."), python -c "..."): already judged by the
-    // policy; it is moved to where the string is, and says so.
-    void add_nested(Finding finding, std::size_t line, std::size_t column, std::string_view where) {
-        finding.line = line;
-        finding.column = column;
-        finding.message = std::string(where) + ": " + finding.message;
-        findings_.push_back(std::move(finding));
-    }
-
-    std::vector<Finding> take() && {
-        std::sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) {
-            return std::tie(a.line, a.column, a.rule) < std::tie(b.line, b.column, b.rule);
-        });
-        findings_.erase(std::unique(findings_.begin(), findings_.end(),
-                                    [](const Finding& a, const Finding& b) {
-                                        return a.line == b.line && a.column == b.column && a.rule == b.rule;
-                                    }),
-                        findings_.end());
-        return std::move(findings_);
-    }
-
-private:
-    const Policy& policy_;
-    std::vector<Finding> findings_;
-};
 
 constexpr std::string_view kNoNetwork = " (the sandbox has no network; this is advice)";
 constexpr int kMaxNesting = 4;  // exec("exec('...')") and so on: deeper strings are not unpacked
@@ -305,68 +213,6 @@ std::optional<std::string> split_dangerous_word(const std::string& joined, const
         i = j;
     }
     return std::nullopt;
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-// The value of a string literal's body with its backslash escapes resolved (\n, \x41, \101, \u0041, \U...),
-// as Python and JavaScript read them; unknown escapes stay as written.
-std::string unescape(std::string_view body) {
-    std::string out;
-    out.reserve(body.size());
-    for (std::size_t i = 0; i < body.size(); ++i) {
-        if (body[i] != '\\' || i + 1 >= body.size()) {
-            out += body[i];
-            continue;
-        }
-        const char c = body[++i];
-        const auto read_hex = [&](std::size_t digits) -> std::optional<std::uint32_t> {
-            std::uint32_t value = 0;
-            for (std::size_t k = 1; k <= digits; ++k) {
-                if (i + k >= body.size()) return std::nullopt;
-                const int digit = hex_value(body[i + k]);
-                if (digit < 0) return std::nullopt;
-                value = value * 16 + static_cast<std::uint32_t>(digit);
-            }
-            i += digits;
-            return value;
-        };
-        switch (c) {
-            case 'n': out += '\n'; break;
-            case 't': out += '\t'; break;
-            case 'r': out += '\r'; break;
-            case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
-                std::uint32_t value = static_cast<std::uint32_t>(c - '0');
-                for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7'; ++k)
-                    value = value * 8 + static_cast<std::uint32_t>(body[++i] - '0');
-                append_utf8(out, value);
-                break;
-            }
-            case 'x':
-                if (const auto value = read_hex(2)) append_utf8(out, *value);
-                else out += "\\x";
-                break;
-            case 'u':
-                if (const auto value = read_hex(4)) append_utf8(out, *value);
-                else out += "\\u";
-                break;
-            case 'U':
-                if (const auto value = read_hex(8)) append_utf8(out, *value);
-                else out += "\\U";
-                break;
-            case '\n': break;
-            case '\\': case '\'': case '"': case '`': out += c; break;
-            default:
-                out += '\\';
-                out += c;
-        }
-    }
-    return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1431,6 +1277,11 @@ private:
         } else if (name == "constructor" && after_dot && i >= 2 && word(i - 2, "module") && punct(i + 1, ".")) {
             report("js-dynamic-require", token, "module.constructor reaches Node's module loader: loads modules these "
                                                 "checks cannot see");
+        } else if ((name == "fetch" && called &&
+                    (!after_dot || (i >= 2 && (word(i - 2, "globalThis") || word(i - 2, "window") || word(i - 2, "global"))))) ||
+                   ((name == "WebSocket" || name == "XMLHttpRequest" || name == "EventSource") && !after_dot)) {
+            report("js-network", token, "uses " + std::string(name) + ": network access from generated code" +
+                                            std::string(kNoNetwork));
         } else if (name == "process" && !after_dot && punct(i + 1, ".")) {
             if (word(i + 2, "env"))
                 report("js-process-env", token, "reads process.env: looks for secrets in the environment (the sandbox "
@@ -1680,10 +1531,30 @@ void scan_code(std::string_view code, Language language, FindingSink& sink, int 
         }
         case Language::javascript: JavaScriptRules(code, sink, depth).run(); break;
         case Language::bash: BashRules(code, sink, depth).run(); break;
+        case Language::c:
+        case Language::cpp: detail::scan_c_family(code, detail::c_rules(), sink); break;
+        case Language::go: detail::scan_c_family(code, detail::go_rules(), sink); break;
+        case Language::rust: detail::scan_c_family(code, detail::rust_rules(), sink); break;
+        case Language::java: detail::scan_c_family(code, detail::java_rules(), sink); break;
+        case Language::typescript:
+            JavaScriptRules(code, sink, depth).run();
+            detail::scan_typescript_directives(code, sink);
+            break;
     }
 }
 
 }  // namespace
+
+namespace detail {
+
+const Rule* find_rule(std::string_view id) noexcept {
+    for (const auto table : rule_tables())
+        for (const auto& rule : table)
+            if (rule.id == id) return &rule;
+    return nullptr;
+}
+
+}  // namespace detail
 
 SafetyScanner::SafetyScanner(Policy policy) : policy_(std::move(policy)) {
     check_rule_ids(policy_.allow_rules, "allow_rules");

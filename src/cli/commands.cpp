@@ -1,5 +1,6 @@
 // The e2beval commands over the library: every command calls the same C++ the Python module calls.
 #include "cli/commands.hpp"
+#include "cli/multiple_command.hpp"
 #include "cli/python_interpreter.hpp"
 #include "cli/table_text.hpp"
 
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/analysis/extract.hpp"
 #include "e2beval/eval/humaneval.hpp"
@@ -55,7 +57,7 @@ Language language_option(const ParsedArgs& args) {
     const auto tag = args.value("--language");
     if (!tag) return Language::python;
     const auto language = language_from_tag(*tag);
-    if (!language) throw usage_error("--language must be python, javascript or bash, got '" + *tag + "'");
+    if (!language) throw usage_error("--language must be one of " + language_names_text() + ", got '" + *tag + "'");
     return *language;
 }
 
@@ -221,20 +223,26 @@ bool failed_to_parse(const ExecResult& result, Language language) {
         case Language::javascript:  // node names the file and line first, then the SyntaxError
             return errors.rfind("/main.js:", errors.find('\n')) != std::string::npos && has_line_starting("SyntaxError: ");
         case Language::bash: return errors.find("main.sh: line ") != std::string::npos && errors.find(": syntax error") != std::string::npos;
+        // A compiled language's parse errors are its compile stage's: outcome compile_error, never exit_nonzero.
+        case Language::c:
+        case Language::cpp:
+        case Language::go:
+        case Language::rust:
+        case Language::java:
+        case Language::typescript: return false;
     }
     return false;
 }
 
 std::string parse_hint(const FileLanguage& chosen) {
     std::string others;
-    for (const auto language : {Language::python, Language::javascript, Language::bash}) {
+    for (const auto* descriptor : all_languages()) {
+        const auto language = descriptor->language;
         if (language == chosen.language) continue;
         others += std::string(others.empty() ? "" : "; ") + "--language " + std::string(to_string(language)) + " (or a " +
                   file_extensions_text(language) + " file)";
     }
-    const std::string language_name = chosen.language == Language::python       ? "Python"
-                                       : chosen.language == Language::javascript ? "JavaScript"
-                                                                                 : "bash";
+    const std::string language_name(describe(chosen.language).display_name);
     return "the code does not parse as " + language_name + ", the language chosen by " + chosen.chosen_by +
            "; if it is written in another language, say which: " + others;
 }
@@ -252,6 +260,13 @@ int run_command(const ParsedArgs& args) {
     request.code = read_file(path, "code file");
     require_clean_text(request.code, "code file " + path);
     if (auto stdin_file = args.value("--stdin")) request.stdin_data = read_file(*stdin_file, "stdin file");
+    // A compiled language's compile stage: its defaults (docs/languages.md), then these flags.
+    if (describe(chosen.language).compiled()) {
+        Limits compile = describe(chosen.language).compile_limits;
+        if (auto seconds = args.number("--compile-timeout")) compile.wall_time = std::chrono::milliseconds(static_cast<long long>(*seconds * 1000));
+        if (auto megabytes = args.number("--compile-memory")) compile.memory_bytes = static_cast<std::uint64_t>(*megabytes * kMiB);
+        request.compile_limits = compile;
+    }
     // The warm pool pays off over many executions; `run` makes one, so it always runs cold.
     const auto sandbox = sandbox_backend(args, false);
     const auto result = sandbox->execute(request);
@@ -261,6 +276,8 @@ int run_command(const ParsedArgs& args) {
         if (failed_to_parse(result, chosen.language)) object["hint"] = parse_hint(chosen);
         print_json(object);
     } else {
+        // A failed compile: the compiler's own words first, then e2beval's line below says which stage failed.
+        if (result.compile && result.compile->outcome != Outcome::ok) std::cerr << result.compile->stdout_data << result.compile->stderr_data;
         std::cout << result.stdout_data << std::flush;
         std::cerr << result.stderr_data;
         if (result.outcome != Outcome::ok && result.outcome != Outcome::exit_nonzero)
@@ -523,6 +540,7 @@ int eval_command(const ParsedArgs& args) {
     runner_options.template_name = args.value("--template").value_or("");
     if (args.value("--humaneval")) {
         if (!args.positional.empty()) throw usage_error("give either SUITE or --humaneval FILE, not both");
+        if (args.value("--multipl-e")) throw usage_error("give either --humaneval FILE or --multipl-e FILE, not both");
         // human-eval runs every sample as it is, unscanned: the scanner's options would be ignored in silence.
         std::string unscanned;
         for (const auto option : {"--no-scan", "--policy", "--allow-rule", "--deny-rule", "--allow-module", "--deny-module",
@@ -534,9 +552,31 @@ int eval_command(const ParsedArgs& args) {
                               "scanner (the sandbox still applies); remove " + (unscanned.find(',') == std::string::npos ? "it" : "them"));
         return humaneval_command(args, profile);
     }
+    if (args.value("--multipl-e")) {
+        if (!args.positional.empty()) throw usage_error("give either SUITE or --multipl-e FILE, not both");
+        if (args.value("--samples")) throw usage_error("--samples goes with --humaneval; with --multipl-e, give --completions FILE");
+        // MultiPL-E runs every answer as its evaluation does, unscanned (the sandbox still applies).
+        for (const auto option : {"--no-scan", "--policy", "--allow-rule", "--deny-rule", "--allow-module", "--deny-module",
+                                  "--allow-call", "--deny-call"})
+            if (args.flag(option) || args.value(option))
+                throw usage_error(std::string(option) + " does not apply to --multipl-e, which runs every answer as MultiPL-E "
+                                  "does, without the scanner (the sandbox still applies); remove it");
+        MultiplESettings settings;
+        settings.request.limits = profile.limits;
+        settings.request.isolation = profile.isolation;
+        settings.request.template_name = args.value("--template").value_or("");
+        settings.limits_given = args.value("--timeout") || args.value("--cpu") || args.value("--profile");
+        settings.memory_given = args.value("--memory") || args.value("--profile");
+        settings.jobs = jobs_option(args);
+        settings.ks = args.value("--k") ? ks_option(args) : std::vector<std::size_t>{1, 5, 10};
+        settings.make_sandbox = [&args] { return sandbox_backend(args, true); };
+        return multipl_e_command(args, settings);
+    }
+    for (const auto option : {"--completion-field", "--completions", "--answer-kind", "--emit-programs"})
+        if (args.value(option)) throw usage_error(std::string(option) + " goes with --multipl-e FILE");
     for (const auto option : {"--samples", "--k"})
-        if (args.value(option)) throw usage_error(std::string(option) + " goes with --humaneval FILE");
-    if (args.positional.empty()) throw usage_error("missing SUITE; usage: e2beval eval [OPTIONS] SUITE (or --humaneval FILE)");
+        if (args.value(option)) throw usage_error(std::string(option) + " goes with --humaneval FILE (--k also with --multipl-e)");
+    if (args.positional.empty()) throw usage_error("missing SUITE; usage: e2beval eval [OPTIONS] SUITE (or --humaneval FILE, or --multipl-e FILE)");
     const auto entries = read_suite(args.positional[0]);
     const auto jobs = jobs_option(args);
 
@@ -762,17 +802,22 @@ const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
         {{"run", "e2beval run [OPTIONS] FILE", "Run a program in the local sandbox, print its output and exit with its status.",
           "FILE is the program ('-' reads stdin), in the language its extension names (.py; .js, .mjs, .cjs for\n"
-          "JavaScript on Node.js; .sh, .bash), else Python, or as --language says. It\n"
+          "JavaScript on Node.js; .sh, .bash; .c; .cpp, .cc, .cxx; .go; .rs; .java; .ts, .mts), else Python, or as\n"
+          "--language says. A compiled language compiles first in a sandbox of its own (its own limits:\n"
+          "--compile-timeout, --compile-memory; a compile cache under $E2BEVAL_CACHE_DIR/compile), then runs. It\n"
           "runs in new namespaces with no network, a private workspace, a scrubbed environment and hard limits.\n"
           "Exit status: the program's own; 128+N when killed by signal N; 124 when it hit a limit (timeout, cpu,\n"
-          "memory, output); 125 when the sandbox failed; 127 when the Python interpreter (--python, else\n"
+          "memory, output) or the compile failed (--json says which: compile_error, compile_timeout, ...); 125 when\n"
+          "the sandbox failed or a compiler is missing (the message names its package); 127 when the Python interpreter (--python, else\n"
           "$E2BEVAL_PYTHON, else python3) was not found, 126 when it cannot be used.",
           with_sandbox_options({{"--stdin", "FILE", "feed FILE to the program's standard input"},
-                                {"--language", "LANG", "language of FILE: python, javascript (js, node) or bash (sh); default: from FILE's extension, else python"},
+                                {"--language", "LANG", "language of FILE: python, javascript (js, node), bash (sh), c, cpp (c++), go, rust (rs), java, typescript (ts); default: from FILE's extension, else python"},
+                                {"--compile-timeout", "SECONDS", "compiled languages: wall-clock limit of the compile stage (default 60)"},
+                                {"--compile-memory", "MB", "compiled languages: memory limit of the compile stage (default 1024)"},
                                 {"--json", "", "print the result (outcome, output, timings, peak memory) as JSON"}}),
           1, 1},
          run_command},
-        {{"eval", "e2beval eval [OPTIONS] SUITE | --humaneval FILE",
+        {{"eval", "e2beval eval [OPTIONS] SUITE | --humaneval FILE | --multipl-e FILE",
           "Evaluate recorded model outputs against their tests; print a table, write metrics and the report.",
           "SUITE is JSON ({\"tests\": [...]} or a list) or JSONL (one test per line). Each test has `output` (the\n"
           "model's raw answer), `vars` (the promptfoo test vars: function_name with test_cases or test_input and\n"
@@ -781,12 +826,25 @@ const std::vector<Command>& commands() {
           "1 a test failed, 2 a test was invalid.\n\n"
           "--humaneval FILE [--samples FILE] evaluates HumanEval: each sample passes when prompt + completion +\n"
           "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator),\n"
-          "writes SAMPLES_results.jsonl as human-eval does, and metrics and the report as for a suite.",
+          "writes SAMPLES_results.jsonl as human-eval does, and metrics and the report as for a suite.\n\n"
+          "--multipl-e FILE (--completion-field FIELD | --completions FILE) evaluates MultiPL-E rows (.jsonl or\n"
+          ".jsonl.gz: name, language, prompt, tests, stop_tokens): each answer becomes a program (a continuation:\n"
+          "prompt + answer cut at the first stop token + tests; a free-form answer: the fenced code that defines the\n"
+          "function, its own main/tests cut, imports merged; docs/languages.md), judged as MultiPL-E judges its\n"
+          "language, with MultiPL-E's time limits unless --timeout/--cpu/--profile say otherwise (memory: 2 GiB\n"
+          "unless --memory). Prints failures\n"
+          "and pass@k per language (--json: {results, pass_at_k, errors}). Exit status: 0 all passed, 1 an answer\n"
+          "failed, 2 a row or completion was broken (the others are still judged).",
           with_sandbox_options(with_policy_options({{"--jobs", "N", "sandboxes running at once (default 2)"},
                                 {"--no-pool", "", "start every execution cold (default: fork them from warm zygotes, same isolation)"},
                                 {"--humaneval", "FILE", "evaluate HumanEval (.jsonl or .jsonl.gz) instead of a SUITE"},
                                 {"--samples", "FILE", "with --humaneval: completions in human-eval's format (task_id, completion); default: the canonical solutions"},
-                                {"--k", "LIST", "with --humaneval: the k of pass@k (default 1,10,100; shown when every task has >= k samples)"},
+                                {"--k", "LIST", "with --humaneval or --multipl-e: the k of pass@k (default 1,10,100; with --multipl-e 1,5,10; shown when every task has >= k samples)"},
+                                {"--multipl-e", "FILE", "evaluate MultiPL-E rows (.jsonl or .jsonl.gz) instead of a SUITE"},
+                                {"--completion-field", "FIELD", "with --multipl-e: the row field that holds the answer (e.g. gpt_solution)"},
+                                {"--completions", "FILE", "with --multipl-e: answers as JSONL {task_id, completion[, language]}, several per task for pass@k"},
+                                {"--answer-kind", "KIND", "with --multipl-e: continuation (MultiPL-E's raw completions), freeform (fenced chat answers) or auto (default)"},
+                                {"--emit-programs", "DIR", "with --multipl-e: write each assembled program to DIR/LANGUAGE/TASK/"},
                                 {"--results-dir", "DIR", "metrics directory (default $PROMPTFOO_RESULTS_DIR or .promptfoo_results); suites and --humaneval"},
                                 {"--report", "FILE", "Markdown report of this run (default promptfoo_report.md); suites and --humaneval"},
                                 {"--no-metrics", "", "write neither metrics nor the report"},
@@ -846,6 +904,7 @@ const std::vector<Command>& commands() {
           0, 1},
          report_command},
         make_redteam_command(),  // src/cli/redteam_command.cpp
+        make_cache_command(),    // src/cli/cache_command.cpp
         make_init_command(),     // src/cli/init_command.cpp
         make_serve_command(),    // src/cli/serve_command.cpp
         make_swe_command(),      // src/cli/swe_command.cpp

@@ -19,6 +19,7 @@ const std::vector<Command>& commands();
 Command make_redteam_command();  // src/cli/redteam_command.cpp
 Command make_init_command();     // src/cli/init_command.cpp
 Command make_serve_command();    // src/cli/serve_command.cpp
+Command make_cache_command();    // src/cli/cache_command.cpp
 Command make_swe_command();      // src/cli/swe_command.cpp
 Command make_template_command(); // src/cli/template_command.cpp
 

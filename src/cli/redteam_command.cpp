@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "e2beval/core/language.hpp"
 #include "cli/commands.hpp"
 #include "cli/python_interpreter.hpp"
 #include "cli/redteam_attack.hpp"
@@ -51,14 +52,7 @@ std::string_view table_word(AttackResult result) {
     return "INCONCLUSIVE";
 }
 
-std::string language_name(Language language) {
-    switch (language) {
-        case Language::python: return "Python";
-        case Language::javascript: return "JavaScript";
-        case Language::bash: return "bash";
-    }
-    return "?";
-}
+std::string language_name(Language language) { return std::string(describe(language).display_name); }
 
 struct AttackReport {
     const RedteamAttack* attack = nullptr;

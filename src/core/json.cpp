@@ -225,6 +225,25 @@ json::object to_json(const ExecResult& result) {
     object["cgroup_version"] = result.cgroup_version;
     object["warm"] = result.warm;
     object["backend"] = result.backend;
+    if (result.compile) {
+        const auto& compile = *result.compile;
+        json::object stage{{"outcome", to_string(compile.outcome)},
+                           {"exit_code", compile.exit_code},
+                           {"signal", compile.signal},
+                           {"stdout", to_valid_utf8(compile.stdout_data)},
+                           {"stderr", to_valid_utf8(compile.stderr_data)},
+                           {"stdout_truncated", compile.stdout_truncated},
+                           {"stderr_truncated", compile.stderr_truncated},
+                           {"wall_time_s", seconds(compile.wall_time)},
+                           {"cpu_time_s", seconds(compile.cpu_time)},
+                           {"cached", compile.cached},
+                           {"toolchain", compile.toolchain},
+                           {"detail", compile.detail}};
+        stage["peak_memory_bytes"] = compile.peak_memory_bytes ? json::value(*compile.peak_memory_bytes) : json::value(nullptr);
+        object["compile"] = std::move(stage);
+    } else {
+        object["compile"] = nullptr;
+    }
     return object;
 }
 

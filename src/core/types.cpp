@@ -10,68 +10,7 @@
 namespace e2beval {
 
 namespace {
-
-// Every name a language goes by, in one table: the tags models write on fences (and `--language` takes) and the
-// file extensions `e2beval run FILE` reads the language from. A language descriptor (the compiled languages, a
-// later issue) takes this table over whole; nothing else spells a language's names.
-struct LanguageNames {
-    Language language;
-    std::string_view name;
-    std::array<std::string_view, 4> other_tags;  // empty slots are unused
-    std::array<std::string_view, 3> extensions;  // with their dot
-};
-constexpr std::array<LanguageNames, 3> kLanguageNames{{
-    {Language::python, "python", {"py", "python3", "py3"}, {".py"}},
-    {Language::javascript, "javascript", {"js", "node", "nodejs", "mjs"}, {".js", ".mjs", ".cjs"}},
-    {Language::bash, "bash", {"sh", "shell", "zsh"}, {".sh", ".bash"}},
-}};
-
-std::string lowercase(std::string_view text) {
-    std::string lower(text);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower;
-}
-
-}  // namespace
-
-std::string_view to_string(Language language) noexcept {
-    for (const auto& names : kLanguageNames)
-        if (names.language == language) return names.name;
-    return "unknown";
-}
-
-std::optional<Language> language_from_tag(std::string_view tag) noexcept {
-    const auto lower = lowercase(tag);
-    for (const auto& names : kLanguageNames) {
-        if (lower == names.name) return names.language;
-        for (const auto other : names.other_tags)
-            if (!other.empty() && lower == other) return names.language;
-    }
-    return std::nullopt;
-}
-
-std::optional<Language> language_from_file_name(std::string_view path) noexcept {
-    const auto name = path.substr(path.find_last_of('/') + 1);
-    const auto dot = name.find_last_of('.');
-    if (dot == std::string_view::npos || dot == 0) return std::nullopt;  // no extension, or a dot file (".py")
-    const auto extension = lowercase(name.substr(dot));
-    for (const auto& names : kLanguageNames)
-        for (const auto known : names.extensions)
-            if (!known.empty() && extension == known) return names.language;
-    return std::nullopt;
-}
-
-std::string file_extensions_text(Language language) {
-    std::string text;
-    for (const auto& names : kLanguageNames)
-        if (names.language == language)
-            for (const auto extension : names.extensions)
-                if (!extension.empty()) text += (text.empty() ? "" : ", ") + std::string(extension);
-    return text;
-}
-
-namespace {
-constexpr std::array<std::pair<Outcome, std::string_view>, 12> kOutcomeNames{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 15> kOutcomeNames{{
     {Outcome::ok, "ok"},
     {Outcome::exit_nonzero, "exit_nonzero"},
     {Outcome::signaled, "signaled"},
@@ -84,6 +23,9 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 12> kOutcomeNames{{
     {Outcome::seccomp_violation, "seccomp_violation"},
     {Outcome::sandbox_error, "sandbox_error"},
     {Outcome::cancelled, "cancelled"},
+    {Outcome::compile_error, "compile_error"},
+    {Outcome::compile_timeout, "compile_timeout"},
+    {Outcome::compile_memory_limit, "compile_memory_limit"},
 }};
 }  // namespace
 

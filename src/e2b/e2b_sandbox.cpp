@@ -44,6 +44,7 @@ void E2bSandbox::shutdown() { engine_->stop(); }
 E2bCounters E2bSandbox::counters() const { return engine_->counters(); }
 
 void E2bSandbox::initiate_execute(executor_type io, ExecRequest request, ExecHandler& handler) {
+    e2b::check_language_runs_on_e2b(request.language);  // a refusal throws here, while `handler` is still the caller's
     auto slot = asio::get_associated_cancellation_slot(handler);
     auto signal = std::make_shared<asio::cancellation_signal>();
     auto engine = engine_;

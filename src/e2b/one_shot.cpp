@@ -17,6 +17,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "core/base64.hpp"
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
 
 namespace e2beval::e2b {
 
@@ -58,6 +60,18 @@ int signal_from_status(const std::string& status) {
     return 0;
 }
 
+}  // namespace
+
+void check_language_runs_on_e2b(Language language) {
+    const auto& descriptor = describe(language);
+    if (!descriptor.compiled()) return;
+    throw input_error(std::string(descriptor.display_name) + " is a compiled language: its compile stage runs only in the local "
+                      "sandbox (--backend local, or backend=\"local\" in Python); the e2b backend runs python, javascript "
+                      "and bash");
+}
+
+namespace {
+
 ProcessSpec process_for(const ExecRequest& request) {
     ProcessSpec spec;
     spec.cmd = "/bin/bash";
@@ -76,6 +90,12 @@ ProcessSpec process_for(const ExecRequest& request) {
             file = "main.sh";
             interpreter = {"bash", file};
             break;
+        case Language::c:
+        case Language::cpp:
+        case Language::go:
+        case Language::rust:
+        case Language::java:
+        case Language::typescript: check_language_runs_on_e2b(request.language); break;
     }
     const auto cpu_seconds = (request.limits.cpu_time.count() + 999) / 1000;
     spec.args = {"-c", kRunScript, "e2beval-run", base64_encode(request.code), base64_encode(request.stdin_data), file,

@@ -10,5 +10,7 @@
 namespace e2beval::e2b {
 
 boost::asio::awaitable<ExecResult> run_one_shot(E2bSandbox::Engine& engine, ExecRequest request);
+// Throws input_error for a compiled language: its compile stage runs only in the local sandbox.
+void check_language_runs_on_e2b(Language language);
 
 }  // namespace e2beval::e2b

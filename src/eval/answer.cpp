@@ -49,6 +49,7 @@ AnswerStatus classify_answer(const std::vector<Finding>& findings, const std::op
         case Outcome::exit_nonzero:
             // Denied system calls mean the sandbox stopped something, even when the program then went on.
             return exec->denied_syscalls.empty() ? AnswerStatus::ran : AnswerStatus::contained;
+        case Outcome::compile_error: return AnswerStatus::ran;  // judged: the compiler rejected it
         default: return AnswerStatus::contained;  // signaled, a limit, a seccomp kill, cancelled
     }
 }

@@ -18,23 +18,6 @@ namespace json = boost::json;
 
 namespace {
 
-// The whole file, gunzipped when it is gzip (zlib's gzread passes plain files through unchanged).
-std::string read_maybe_gzip(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        throw input_error("'" + path.string() + "' does not exist or is not a file; check the path");
-    gzFile file = gzopen(path.c_str(), "rb");
-    if (!file) throw io_error("cannot open '" + path.string() + "'");
-    std::string content;
-    char buffer[1 << 16];
-    int n;
-    while ((n = gzread(file, buffer, sizeof buffer)) > 0) content.append(buffer, static_cast<std::size_t>(n));
-    const bool failed = n < 0;
-    gzclose(file);
-    if (failed) throw io_error("'" + path.string() + "' is a damaged gzip file");
-    return content;
-}
-
 template <typename Record>
 std::vector<Record> read_jsonl(const std::filesystem::path& path, const std::vector<std::string_view>& fields,
                                Record (*make)(const json::object&)) {
@@ -89,6 +72,23 @@ std::string completion_marker() {
 }
 
 }  // namespace
+
+// The whole file, gunzipped when it is gzip (zlib's gzread passes plain files through unchanged).
+std::string read_maybe_gzip(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw input_error("'" + path.string() + "' does not exist or is not a file; check the path");
+    gzFile file = gzopen(path.c_str(), "rb");
+    if (!file) throw io_error("cannot open '" + path.string() + "'");
+    std::string content;
+    char buffer[1 << 16];
+    int n;
+    while ((n = gzread(file, buffer, sizeof buffer)) > 0) content.append(buffer, static_cast<std::size_t>(n));
+    const bool failed = n < 0;
+    gzclose(file);
+    if (failed) throw io_error("'" + path.string() + "' is a damaged gzip file");
+    return content;
+}
 
 std::vector<HumanEvalTask> load_humaneval(const std::filesystem::path& path) {
     return read_jsonl<HumanEvalTask>(path, {"task_id", "prompt", "canonical_solution", "test", "entry_point"}, make_task);

@@ -2,15 +2,18 @@
 // Reads top to bottom as the isolation story. Nothing here allocates, locks or throws (see SpawnPlan).
 #include "local/contain.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/openat2.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,17 +121,113 @@ void become_sandbox_user(const SpawnPlan& plan) noexcept {
     if (::syscall(SYS_setresuid, uid, uid, uid) != 0) fail("setresuid");
 }
 
-void write_program(const SpawnPlan& plan) noexcept {
-    const int fd = ::open(plan.program_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) fail("open(O_CREAT|O_EXCL)", plan.program_path.c_str());
+void write_new_file(const std::string& path, const std::string& data, mode_t mode) noexcept {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd < 0) fail("open(O_CREAT|O_EXCL)", path.c_str());
     std::size_t written = 0;
-    while (written < plan.program_source.size()) {
-        const ssize_t n = ::write(fd, plan.program_source.data() + written, plan.program_source.size() - written);
+    while (written < data.size()) {
+        const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) fail("write", plan.program_path.c_str());
+        if (n < 0) fail("write", path.c_str());
         written += static_cast<std::size_t>(n);
     }
+    // Exactly the mode asked for (0755 for a compiled program), whatever umask this process inherited.
+    if (::fchmod(fd, mode) != 0) fail("fchmod", path.c_str());
     ::close(fd);
+}
+
+void write_program(const SpawnPlan& plan) noexcept {
+    if (!plan.program_path.empty()) write_new_file(plan.program_path, plan.program_source, 0644);
+    for (const auto& entry : plan.workspace_files) {
+        if (!entry.directory) {
+            write_new_file(entry.path, entry.data, entry.mode);
+        } else if (::mkdir(entry.path.c_str(), entry.mode) != 0 && errno != EEXIST) {
+            fail("mkdir", entry.path.c_str());
+        }
+    }
+}
+
+// ---- artifacts: the workspace files the supervisor asked for, passed as fds after the program ended ----------
+
+// Opens `path` below `directory` without following any symbolic link (the program, still alive or not, could
+// have put one there) and without blocking on a FIFO; the caller checks what it opened.
+int open_beneath(int directory, const char* path, int extra_flags) noexcept {
+    open_how how{};
+    how.flags = static_cast<std::uint64_t>(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | extra_flags);
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    return static_cast<int>(::syscall(SYS_openat2, directory, path, &how, sizeof how));
+}
+
+// The report for one collected file: its path relative to the workspace (prefix + name, truncated to fit).
+ChildReport artifact_report(const char* prefix, const char* name, int error) noexcept {
+    ChildReport report;
+    report.kind = ChildReport::artifact;
+    report.value = error;
+    std::size_t at = 0;
+    for (const char* part : {prefix, name})
+        for (std::size_t i = 0; part[i] != '\0' && at + 1 < sizeof report.path; ++i) report.path[at++] = part[i];
+    report.path[at] = '\0';
+    return report;
+}
+
+// Sends `fd` (owned: closed here) as the file `prefix + name` if it is a regular file; otherwise says why not.
+void send_regular_file(int fd, const char* prefix, const char* name, int& sent) noexcept {
+    struct stat status {};
+    if (fd < 0) {
+        send_child_report(kReportFd, artifact_report(prefix, name, errno));
+        return;
+    }
+    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+        send_child_report(kReportFd, artifact_report(prefix, name, EINVAL));
+    } else if (sent < kMaxCollectedFiles) {
+        send_child_report_with_fd(kReportFd, artifact_report(prefix, name, 0), fd);
+        ++sent;
+    } else {
+        send_child_report(kReportFd, artifact_report(prefix, name, EMFILE));
+    }
+    ::close(fd);
+}
+
+alignas(8) char directory_entries[32 * 1024];
+
+// A directory's regular files (one level; no symbolic links, no subdirectories).
+void send_directory(int directory, const char* prefix, int& sent) noexcept {
+    for (;;) {
+        const long n = ::syscall(SYS_getdents64, directory, directory_entries, sizeof directory_entries);
+        if (n <= 0) return;
+        for (long offset = 0; offset < n;) {
+            const auto* entry = reinterpret_cast<const struct dirent64*>(directory_entries + offset);
+            offset += entry->d_reclen;
+            const char* name = entry->d_name;
+            if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+            if (entry->d_type != DT_REG && entry->d_type != DT_UNKNOWN) continue;
+            send_regular_file(open_beneath(directory, name, 0), prefix, name, sent);
+        }
+    }
+}
+
+// Runs in the init after the program (the compiler) ended, before the final report: nothing the program left
+// can follow a link out of the workspace, block the init, or hand over anything but a regular file. The
+// supervisor reads the files once the init has exited, when nothing in the sandbox can change them any more.
+void collect_artifacts(const SpawnPlan& plan) noexcept {
+    if (plan.collect.empty()) return;
+    const int workspace = ::open(plan.working_directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int sent = 0;
+    for (const auto& path : plan.collect) {
+        const bool directory = !path.empty() && path.back() == '/';
+        if (!directory) {
+            send_regular_file(workspace < 0 ? -1 : open_beneath(workspace, path.c_str(), 0), "", path.c_str(), sent);
+            continue;
+        }
+        const int opened = workspace < 0 ? -1 : open_beneath(workspace, path.c_str(), O_DIRECTORY);
+        if (opened < 0) {
+            send_child_report(kReportFd, artifact_report(path.c_str(), "", errno));
+            continue;
+        }
+        send_directory(opened, path.c_str(), sent);
+        ::close(opened);
+    }
+    if (workspace >= 0) ::close(workspace);
 }
 
 // The zygote's process: keeps only the two capabilities it needs to set up executions, as ambient
@@ -180,7 +279,7 @@ bool nothing_else_left() noexcept {
 // program left anything behind (then the supervisor waits for our exit, which kills it all; otherwise it
 // need not, deferred_reap.hpp). When it exits, the kernel kills everything left in the pid namespace, so
 // nothing the program started outlives it.
-[[noreturn]] void reap_until_program_ends(pid_t program) noexcept {
+[[noreturn]] void reap_until_program_ends(const SpawnPlan& plan, pid_t program) noexcept {
     ::close(0);
     ::close(1);
     ::close(2);
@@ -191,6 +290,7 @@ bool nothing_else_left() noexcept {
         if (pid < 0 && errno == EINTR) continue;
         if (pid < 0) fail("waitpid(-1)");
         if (pid == program) {
+            collect_artifacts(plan);  // before the end report: the supervisor has them all when that comes
             ChildReport report = program_ended_report(status, usage);
             report.namespace_empty = nothing_else_left() ? 1 : 0;
             send_child_report(kReportFd, report);
@@ -252,7 +352,7 @@ void run_sandbox_init(const SpawnPlan& plan, const ChildFds& fds) noexcept {
     if (fds.joins_cgroup) receive_and_join_cgroup();
     const pid_t program = start_program_process(plan);
     if (program < 0) fail("clone(CLONE_VM|CLONE_VFORK)");
-    reap_until_program_ends(program);
+    reap_until_program_ends(plan, program);
 }
 
 }  // namespace e2beval::local

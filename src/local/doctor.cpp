@@ -14,7 +14,9 @@
 
 #include "e2beval/core/error.hpp"
 #include "local/cgroup.hpp"
+#include "e2beval/core/language.hpp"
 #include "local/interpreters.hpp"
+#include "local/toolchains.hpp"
 #include "local/seccomp.hpp"
 
 namespace e2beval {
@@ -210,6 +212,21 @@ DoctorReport diagnose_host(const LocalSandboxOptions& options) {
         }
     }
     report.interpreters.emplace_back("javascript", javascript.empty() ? describe_node(options, nullptr) : javascript);
+    for (const auto* language : all_languages()) {
+        if (!language->compiled()) continue;
+        const auto status = local::probe_toolchain(language->language, local::configured_node(options.node_executable));
+        if (!status.toolchain) {
+            report.interpreters.emplace_back(std::string(language->name), "not available: " + status.problem);
+            continue;
+        }
+        const auto& toolchain = *status.toolchain;
+        std::string mounts;
+        for (const auto& path : toolchain.read_only_paths) mounts += (mounts.empty() ? "" : ", ") + path;
+        report.interpreters.emplace_back(std::string(language->name),
+                                         "available: " + toolchain.version + "; compiler " + toolchain.compiler +
+                                             (toolchain.runtime.empty() ? "" : ", runtime " + toolchain.runtime) +
+                                             "; mounts: /usr, /lib* and " + (mounts.empty() ? std::string("nothing else") : mounts));
+    }
     report.interpreters.emplace_back("bash", ::access("/bin/bash", X_OK) == 0 ? "/bin/bash; mounts: nothing else"
                                                                                : "cannot run bash programs: /bin/bash is missing");
     report.checks.push_back(probe);

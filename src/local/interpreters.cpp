@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
 #include "local/fd.hpp"
 
 extern char** environ;
@@ -25,6 +26,8 @@ namespace e2beval::local {
 
 const std::vector<std::string> kSystemPaths = {
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/localtime",
+    // Debian links awk, cc, java and others through it (a bash answer calling awk found nothing): links only.
+    "/etc/alternatives",
 };
 
 namespace {
@@ -138,6 +141,15 @@ ProgramCommand program_command(Language language, const std::string& workspace, 
             command.executable = kBash;
             command.arguments = {kBash};  // not a login shell: no profile files are read
             break;
+        case Language::c:
+        case Language::cpp:
+        case Language::go:
+        case Language::rust:
+        case Language::java:
+        case Language::typescript:
+            throw sandbox_error(std::string(describe(language).display_name) +
+                                    " programs need a compile stage, which the local backend does not have yet",
+                                errc::unsupported);
     }
     return command;
 }
@@ -145,17 +157,19 @@ ProgramCommand program_command(Language language, const std::string& workspace, 
 const std::vector<std::string>& unavailable_syscalls(Language language) {
     static const std::vector<std::string> kNone;
     static const std::vector<std::string> kNode = {"io_uring_setup"};
-    return language == Language::javascript ? kNode : kNone;
+    return language == Language::javascript || language == Language::typescript ? kNode : kNone;
 }
 
 void adapt_rlimits(Language language, const Limits& limits, bool cgroup, std::vector<RlimitSetting>& rlimits) {
-    if (language != Language::javascript) return;
+    // V8, the JVM and Go's runtime reserve address space they never touch (the JVM: its heap, code cache and
+    // class space; Go: its heap arenas), as node does.
+    if (!describe(language).reserves_address_space) return;
     // With a cgroup, it limits the memory of the whole tree; an address-space cap would only stop V8 from
     // starting (it reserves ~1 GiB before running anything).
     const rlim_t address_space = cgroup ? RLIM_INFINITY : limits.memory_bytes + kNodeReservationBytes;
     for (auto& setting : rlimits)
         if (setting.resource == RLIMIT_AS) setting.soft = setting.hard = address_space;
-    if (!cgroup) {
+    if (!cgroup && language == Language::javascript) {
         const rlim_t data = limits.memory_bytes + kNodeRuntimeBytes;
         rlimits.push_back({RLIMIT_DATA, data, data, "RLIMIT_DATA"});
     }
@@ -189,6 +203,16 @@ bool stderr_reports_limit(Language language, LimitKind limit, const std::string&
         {{Language::bash, LimitKind::memory}, {"xmalloc: cannot allocate", "xrealloc: cannot allocate", "Cannot allocate memory"}},
         {{Language::bash, LimitKind::processes}, {"Resource temporarily unavailable"}},  // fork: retry: ...
         {{Language::bash, LimitKind::file_size}, {"File too large"}},
+        // The compiled languages' run stages (never their compile stages: SupervisionRequest::read_limit_messages).
+        {{Language::typescript, LimitKind::memory},
+         {"JavaScript heap out of memory", "Array buffer allocation failed", "Fatal process out of memory", "std::bad_alloc"}},
+        {{Language::typescript, LimitKind::processes}, {" EAGAIN"}},
+        {{Language::cpp, LimitKind::memory}, {"std::bad_alloc"}},
+        {{Language::java, LimitKind::memory}, {"java.lang.OutOfMemoryError", "Cannot reserve enough memory", "Could not reserve enough space"}},
+        {{Language::java, LimitKind::processes}, {"unable to create native thread"}},
+        {{Language::go, LimitKind::memory}, {"fatal error: runtime: out of memory"}},
+        {{Language::go, LimitKind::processes}, {"failed to create new OS thread"}},
+        {{Language::rust, LimitKind::memory}, {"memory allocation of"}},
     };
     // The dynamic loader's words when the interpreter cannot even be mapped into memory, whatever the language.
     static const Messages kLoaderOutOfMemory = {"failed to map segment from shared object", "cannot allocate memory in static TLS block"};

@@ -25,7 +25,10 @@
 #include <tuple>
 
 #include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
 #include "local/cgroup.hpp"
+#include "local/compile_stage.hpp"
+#include "local/workspace_files.hpp"
 #include "local/fd.hpp"
 #include "local/interpreters.hpp"
 #include "local/local_settings.hpp"
@@ -97,6 +100,8 @@ std::array<std::uintptr_t, 4> host_string_areas() {
 
 void validate_request(const ExecRequest& request) {
     local::check_limits_and_environment(request.limits, request.env);
+    if (request.compile_limits) local::check_limits_and_environment(*request.compile_limits, {});
+    local::check_workspace_files(request);
     if (request.code.find('\0') != std::string::npos)
         throw input_error("the code holds a NUL byte; source code cannot contain one");
 }
@@ -236,6 +241,8 @@ local::SupervisionRequest local::base_request(const LocalSandbox::Settings& sett
     plan.host_env_end = areas[3];
     plan.program_path = program.program_path;
     plan.program_source = request.code;
+    plan.workspace_files = local::workspace_entries(request.files, kWorkspace);
+    plan.collect = request.collect;
     plan.executable = local::path_inside(program.executable);
     plan.arguments = program.arguments;
     plan.arguments.front() = plan.executable;
@@ -262,6 +269,56 @@ local::SupervisionRequest local::base_request(const LocalSandbox::Settings& sett
     supervision.isolation = request.isolation;
     supervision.language = request.language;
     supervision.stdin_data = request.stdin_data;
+    return supervision;
+}
+
+local::SupervisionRequest local::stage_request(const LocalSandbox::Settings& settings, const ExecRequest& request,
+                                               const Limits& limits, const StageProgram& program) {
+    const auto ids = local::choose_id_mapping();
+    local::SupervisionRequest supervision;
+    auto& plan = supervision.plan;
+    local::RootFilesystemSpec filesystem;
+    filesystem.read_only_paths = kSystemPaths;
+    filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), program.read_only_paths.begin(), program.read_only_paths.end());
+    filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), settings.options.extra_read_only_paths.begin(),
+                                      settings.options.extra_read_only_paths.end());
+    if (request.isolation.network)
+        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), kNetworkPaths.begin(), kNetworkPaths.end());
+    filesystem.workspace_bytes = limits.workspace_bytes;
+    filesystem.inside_uid = ids.inside_uid;
+    filesystem.inside_gid = ids.inside_gid;
+    plan.mount_steps = local::plan_root_filesystem(filesystem);
+    if (!program.mount_steps.empty()) local::insert_before_entering_root(plan.mount_steps, program.mount_steps);
+    plan.inside_uid = ids.inside_uid;
+    plan.inside_gid = ids.inside_gid;
+    plan.clear_supplementary_groups = ids.allow_setgroups;
+    plan.working_directory = kWorkspace;
+    const auto areas = host_string_areas();
+    plan.host_args_begin = areas[0];
+    plan.host_args_end = areas[1];
+    plan.host_env_begin = areas[2];
+    plan.host_env_end = areas[3];
+    plan.program_path = program.program_path;
+    plan.program_source = program.program_source;
+    plan.workspace_files = program.workspace_files;
+    plan.collect = program.collect;
+    plan.executable = program.executable.starts_with(kWorkspace) ? program.executable : local::path_inside(program.executable);
+    plan.arguments = program.arguments;
+    plan.environment = base_environment();
+    plan.environment.insert(plan.environment.end(), program.environment.begin(), program.environment.end());
+    const bool cgroup = local::cgroup_support().version != local::CgroupSupport::Version::none;
+    plan.rlimits = local::plan_rlimits(limits, cgroup);
+    local::adapt_rlimits(request.language, limits, cgroup, plan.rlimits);
+    const auto& seccomp = seccomp_program(request.isolation.seccomp, request.isolation.network, request.language);
+    plan.seccomp_filter = seccomp.instructions;
+    plan.seccomp_reports_denials = seccomp.reports_denials;
+    plan.finalize();
+
+    supervision.ids = ids;
+    supervision.limits = limits;
+    supervision.isolation = request.isolation;
+    supervision.language = request.language;
+    supervision.stdin_data = program.stdin_data;
     return supervision;
 }
 
@@ -360,7 +417,9 @@ void run_cold(const std::shared_ptr<const LocalSandbox::Settings>& settings, Loc
 
 void LocalSandbox::run(executor_type io, ExecRequest request, ResultHandler& handler) {
     const auto& settings = settings_;
-    if (pool_ && request.language == Language::python) {
+    if (describe(request.language).compiled()) return local::run_compiled(settings, std::move(io), std::move(request), std::move(handler));
+    // Files to write or collect: the cold path (the warm pool's zygote writes only the program).
+    if (pool_ && request.language == Language::python && request.files.empty() && request.collect.empty()) {
         // Resolved once: the template may be removed while this execution waits, and its zygote goes back under
         // the key it was taken with.
         const auto key = warm_key(*settings, request);

@@ -34,6 +34,27 @@ struct FilesystemAdditions {
 SupervisionRequest base_request(const LocalSandbox::Settings& settings, const ExecRequest& request, bool with_filesystem,
                                 const FilesystemAdditions& additions = {});
 
+// One stage of a compiled language (compile_stage.cpp): a program that is not the language's interpreter, with the
+// files, mounts and environment it needs.
+struct StageProgram {
+    std::string executable;                    // host path of the program (the sandbox sees it at path_inside)
+    std::vector<std::string> arguments;        // argv; argv[0] as given
+    std::vector<std::string> read_only_paths;  // host paths to mount besides kSystemPaths
+    std::vector<std::string> environment;      // NAME=value, after the base environment
+    std::string program_path;                  // the source file (inside), or empty
+    std::string program_source;
+    std::vector<SpawnPlan::WorkspaceEntry> workspace_files;
+    std::vector<std::string> collect;
+    std::vector<MountStep> mount_steps;        // applied just before the sandbox enters its root
+    std::string stdin_data;
+};
+
+// The sandbox for one stage of `request` (its language, isolation and template) under `limits`: the same root
+// filesystem, identity, rlimits and seccomp filter as base_request builds, with `program` instead of the
+// language's interpreter.
+SupervisionRequest stage_request(const LocalSandbox::Settings& settings, const ExecRequest& request, const Limits& limits,
+                                 const StageProgram& program);
+
 class PoolableSession;
 
 // Starts a session's sandbox (session.cpp) and returns at once: the caller waits until its agent is ready

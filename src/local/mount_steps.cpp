@@ -111,6 +111,11 @@ StepError apply_mount_step(const MountStep& step, const int (&tree_fds)[kMaxHost
             // read-only, nothing of it changes but what its own filesystem allows.
             if (::mount(step.source.c_str(), target, nullptr, MS_BIND, nullptr) != 0) return fail("mount(MS_BIND)", step.target);
             return {};
+        case Kind::overlay:
+            // Go's build cache: a read-only lower layer e2beval prepared, the upper layer in the workspace.
+            if (::mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, step.data.c_str()) != 0)
+                return fail("mount(overlay)", step.target);
+            return {};
         case Kind::cover_existing: {
             // As the sandbox user, inside the new root: a path this cannot reach, the code (same identity, same
             // root) cannot execute either, so only what stat finds needs covering.

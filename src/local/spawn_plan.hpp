@@ -25,6 +25,7 @@ struct MountStep {
         symlink,         // `target` -> `data`
         exact_directory, // mkdir `target` with exactly `mode` (the umask aside: /tmp's 01777)
         bind_inside,     // bind `source`, a path already in the new root, at `target` (same flags as its mount)
+        overlay,         // an overlayfs at `target`: `data` is its options (lowerdir=,upperdir=,workdir=)
         cover_existing,  // after enter_root: bind the file `source` over `target` if that is a regular file
         detach,          // lazily unmount `target` and remove the directory it was mounted on
         enter_root,      // pivot into `target`, detach the host's root, remount the new root read-only
@@ -56,8 +57,19 @@ struct SpawnPlan {
     std::string hostname = "sandbox";
     std::string working_directory = "/tmp";
 
-    std::string program_path;    // inside the sandbox
+    std::string program_path;    // inside the sandbox; empty: no program file (the program is an artifact)
     std::string program_source;  // written to program_path before the code runs
+
+    // More files written into the workspace before the program runs (directories first), and the workspace
+    // paths the init opens and passes to the supervisor after the program ends (collect_artifacts in contain.cpp).
+    struct WorkspaceEntry {
+        std::string path;  // inside the sandbox, absolute
+        std::string data;
+        mode_t mode = 0644;
+        bool directory = false;
+    };
+    std::vector<WorkspaceEntry> workspace_files;
+    std::vector<std::string> collect;  // relative to working_directory; a trailing '/': a directory's regular files
 
     std::string executable;  // inside the sandbox
     std::vector<std::string> arguments;
@@ -89,6 +101,8 @@ struct ChildReport {
         program_started = 4,   // warm pool: carries the program's pidfd
         zygote_ready = 5,      // warm pool: the zygote has started; carries its first standby's pidfd
         standby_ready = 6,     // warm pool: carries the pidfd of the next execution's process (the standby)
+        artifact = 7,          // cold init, after the program ended: one collected workspace file (path: its path
+                               // relative to the workspace) carried as an fd; value: 0, or the errno that kept it
     };
     std::int32_t kind = 0;
     std::int32_t value = 0;
@@ -100,6 +114,9 @@ struct ChildReport {
     char path[256] = {};
 };
 static_assert(sizeof(ChildReport) == 448, "one fixed-size message (child_report.hpp)");
+
+// The most files one execution collects (a directory's regular files count one each).
+inline constexpr int kMaxCollectedFiles = 512;
 
 }  // namespace e2beval::local
 

@@ -42,6 +42,7 @@
 #include "local/seccomp.hpp"
 #include "local/warm_protocol.hpp"
 #include "local/warm_steps_library.hpp"
+#include "local/workspace_files.hpp"
 
 namespace e2beval::local {
 
@@ -252,6 +253,7 @@ public:
         : limits_(request.limits),
           isolation_(request.isolation),
           language_(request.language),
+          read_limit_messages_(request.read_limit_messages),
           pid_(spawned.pid),
           pidfd_(executor),
           stdout_(executor, spawned.stdout_read.release()),
@@ -394,6 +396,13 @@ private:
                     listener_.assign(passed_fd);
                     answer_denials();
                 }
+                continue;
+            }
+            if (report.kind == ChildReport::artifact) {
+                report.path[sizeof report.path - 1] = '\0';
+                if (passed_fd >= 0 && collected_fds_.size() < static_cast<std::size_t>(kMaxCollectedFiles))
+                    collected_fds_.emplace_back(std::string(report.path), UniqueFd(passed_fd));
+                else if (passed_fd >= 0) ::close(passed_fd);
                 continue;
             }
             if (passed_fd >= 0) ::close(passed_fd);  // no other report carries one
@@ -576,6 +585,8 @@ private:
         drain_reports();
         report_.close();
         listener_.close();
+        // The files the init passed (ExecRequest::collect), read now that nothing in the sandbox can change them.
+        result_.collected = read_collected_files(collected_fds_, limits_.workspace_bytes);
         if (cgroup_) {
             cgroup_usage_ = cgroup_->usage_since(cgroup_start_);
             // The cgroup sees the whole tree, also processes killed before anyone reaped them.
@@ -645,7 +656,7 @@ private:
         const int status = last_report_->value;
         const std::string denials = result_.denied_syscalls.empty() ? "" : "; denied system calls: " + denied_list();
         const bool memory_exhausted = cgroup_usage_.oom_kills > 0 ||
-                                      stderr_reports_limit(language_, LimitKind::memory, result_.stderr_data);
+                                      (read_limit_messages_ && stderr_reports_limit(language_, LimitKind::memory, result_.stderr_data));
         if (WIFEXITED(status)) {
             result_.exit_code = WEXITSTATUS(status);
             if (result_.exit_code == 0) return set(Outcome::ok, denials.empty() ? "" : denials.substr(2));
@@ -656,12 +667,12 @@ private:
         if (memory_exhausted)
             return set(Outcome::memory_limit, "ran out of memory (limit " + std::to_string(limits_.memory_bytes / kMiB) + " MiB)" + denials);
         if (cgroup_usage_.pids_limit_hits > 0 ||
-            stderr_reports_limit(language_, LimitKind::processes, result_.stderr_data))
+            (read_limit_messages_ && stderr_reports_limit(language_, LimitKind::processes, result_.stderr_data)))
             return set(Outcome::pids_limit, "could not start more than " + std::to_string(limits_.max_processes) +
                                                 " processes" + denials);
         if (result_.signal == SIGXCPU || (result_.signal == SIGKILL && result_.cpu_time >= limits_.cpu_time))
             return set(Outcome::cpu_limit, "used more than the " + seconds_text(limits_.cpu_time) + " cpu-time limit" + denials);
-        if (result_.signal == SIGXFSZ || stderr_reports_limit(language_, LimitKind::file_size, result_.stderr_data))
+        if (result_.signal == SIGXFSZ || (read_limit_messages_ && stderr_reports_limit(language_, LimitKind::file_size, result_.stderr_data)))
             return set(Outcome::file_limit, "wrote a file larger than " + std::to_string(limits_.file_size_bytes) + " bytes" + denials);
         if (result_.signal == SIGSYS)
             return set(Outcome::seccomp_violation, "killed by the seccomp filter" + denials);
@@ -674,6 +685,7 @@ private:
     Limits limits_;
     IsolationProfile isolation_;
     Language language_;
+    bool read_limit_messages_;
     pid_t pid_;
     asio::posix::stream_descriptor pidfd_;
     asio::posix::stream_descriptor stdout_;
@@ -693,6 +705,7 @@ private:
     std::array<char, 65536> stderr_buffer_{};
     ExecResult result_;
     std::optional<ChildReport> last_report_;
+    std::vector<std::pair<std::string, UniqueFd>> collected_fds_;
     std::optional<Outcome> killed_for_;
     bool zygote_healthy_ = true;
     bool program_started_ = false;

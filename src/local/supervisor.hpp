@@ -29,6 +29,9 @@ struct SupervisionRequest {
     IsolationProfile isolation;
     Language language = Language::python;
     std::string stdin_data;
+    // Whether the end of stderr may name the limit a failure ran into (stderr_reports_limit). Off for a compiler:
+    // its diagnostics quote the program's text, which may say anything.
+    bool read_limit_messages = true;
 };
 
 // Starts the sandbox and completes with its result. Set-up failures complete with outcome sandbox_error

@@ -34,12 +34,7 @@ namespace {
 
 constexpr const char* kInUse = ".in-use";  // see template_builder.py: sandboxes hold a shared flock on it
 
-fs::path cache_directory() {
-    if (const char* cache = std::getenv("E2BEVAL_CACHE_DIR"); cache && *cache) return cache;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "e2beval";
-    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "e2beval";
-    throw input_error("no cache directory for templates: set E2BEVAL_CACHE_DIR (or HOME)");
-}
+fs::path cache_directory() { return e2beval_cache_directory(); }
 
 std::string read_text(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -126,6 +121,13 @@ std::string random_suffix() {
 }
 
 }  // namespace
+
+fs::path e2beval_cache_directory() {
+    if (const char* cache = std::getenv("E2BEVAL_CACHE_DIR"); cache && *cache) return cache;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "e2beval";
+    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "e2beval";
+    throw input_error("no cache directory for e2beval (templates, compiled programs): set E2BEVAL_CACHE_DIR (or HOME)");
+}
 
 fs::path templates_directory() { return cache_directory() / "templates"; }
 

@@ -74,9 +74,10 @@ std::vector<Entry> read_corpus(const std::string& name) {
 }
 
 Language language_named(const std::string& name) {
-    if (name == "javascript") return Language::javascript;
-    if (name == "bash") return Language::bash;
-    return Language::python;
+    if (name.empty()) return Language::python;  // the extraction corpus's default
+    const auto language = e2beval::language_from_tag(name);
+    REQUIRE_MESSAGE(language.has_value(), "unknown language \"" << name << "\" in a corpus header");
+    return *language;
 }
 
 std::string rstrip(std::string text) {

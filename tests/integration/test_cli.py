@@ -53,6 +53,29 @@ def test_run_prints_output_and_exits_with_the_program_status(tmp_path):
     assert run("run", "--stdin", str(stdin_file), str(program)).stdout == b"depip\n"
 
 
+def test_run_compiles_a_cpp_file_in_a_sandbox_and_shows_both_stages(tmp_path):
+    program = tmp_path / "sum.cc"  # the language from the extension
+    program.write_text("#include <iostream>\nint main() { long a, b; std::cin >> a >> b; std::cout << a + b << std::endl; }\n")
+    stdin_file = tmp_path / "in.txt"
+    stdin_file.write_text("40 2\n")
+    result = run("run", "--stdin", str(stdin_file), "--json", str(program))
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert (shown["language"], shown["outcome"], shown["stdout"]) == ("cpp", "ok", "42\n")
+    assert shown["compile"]["outcome"] == "ok" and "g++" in shown["compile"]["toolchain"]
+    # A compile error: the compiler's words on stderr, the outcome named, exit 124.
+    program.write_text("int main() { return missing_name; }\n")
+    broken = run("run", str(program))
+    assert broken.returncode == 124
+    assert b"e2beval: compile_error: compile error: main.cpp:1:21: error:" in broken.stderr
+    assert b"missing_name" in broken.stderr
+    # --language overrides the extension; a compile limit too small is its own outcome.
+    program.write_text("fn main() { println!(\"rust\"); }\n")
+    assert run("run", "--language", "rs", str(program)).stdout == b"rust\n"
+    info = run("cache", "info", "--json")
+    assert info.returncode == 0 and json.loads(info.stdout)["bound_bytes"] > 0
+
+
 def test_run_rejects_invalid_utf8_and_nul(tmp_path):
     invalid = tmp_path / "bad.py"
     invalid.write_bytes(b"print('\xff')\n")

@@ -49,5 +49,5 @@ def test_execute_many_mixes_languages():
 
 
 def test_unknown_language_is_a_clear_error():
-    with pytest.raises(e2beval.InputError, match="unknown language 'ruby'; use python, javascript or bash"):
+    with pytest.raises(e2beval.InputError, match="unknown language 'ruby'; use one of python, javascript, bash, c, cpp, go, rust, java, typescript"):
         e2beval.execute("puts 1", language="ruby")

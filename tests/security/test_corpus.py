@@ -1,8 +1,9 @@
 """Escape-and-abuse corpus for the local sandbox.
 
 Every file in ``cases/`` is a hostile program with header comments that state the expected verdict (see
-README.md). Each runs through ``e2beval.execute``; a final test checks that the host is unchanged
-afterwards (no surviving processes, mounts, cgroups, temp dirs, fds, files outside the workspace, or
+README.md), in one of nine languages: the compiled ones (C, C++, Go, Rust, Java, TypeScript) go through the
+sandboxed compile stage first. Each runs through ``e2beval.execute``; a final test checks that the host is
+unchanged afterwards (no surviving processes, mounts, cgroups, temp dirs, fds, files outside the workspace, or
 connections to the runner's listeners).
 """
 from __future__ import annotations
@@ -29,9 +30,20 @@ pytestmark = pytest.mark.exclusive
 CASES_DIR = Path(__file__).parent / "cases"
 DEFAULT_LIMITS = {"wall_time_s": 5}
 # A case's language comes from its suffix; its header lines start with the language's comment marker.
-LANGUAGES = {".py": ("python", "#"), ".js": ("javascript", "//"), ".sh": ("bash", "#")}
+LANGUAGES = {".py": ("python", "#"), ".js": ("javascript", "//"), ".sh": ("bash", "#"), ".c": ("c", "//"),
+             ".cpp": ("cpp", "//"), ".go": ("go", "//"), ".rs": ("rust", "//"), ".java": ("java", "//"),
+             ".ts": ("typescript", "//")}
+COMPILED = {"c", "cpp", "go", "rust", "java", "typescript"}
 OUTCOMES = {"ok", "exit_nonzero", "signaled", "timeout", "cpu_limit", "memory_limit", "output_limit", "file_limit",
-            "pids_limit", "seccomp_violation", "sandbox_error"}
+            "pids_limit", "seccomp_violation", "sandbox_error", "compile_error", "compile_timeout",
+            "compile_memory_limit"}
+# Compile-time attacks name host paths in the source itself (an #include, include_str!, a reference directive): the
+# runner writes them in place of these placeholders before the case runs.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# The compile stage keeps at most this much of each of the compiler's streams unless a case's compile-limits say
+# otherwise (docs/languages.md); a compiler that writes more (129_cpp_diagnostics_flood) must not get more through.
+COMPILE_OUTPUT_DEFAULT_BYTES = 1 << 20
+COMPILE_OUTPUT_SLACK_BYTES = 4096  # room for the stage's own note that the output was cut
 
 
 @dataclass
@@ -45,6 +57,8 @@ class Case:
     env: dict = field(default_factory=dict)
     why: str = ""
     language: str = "python"
+    compile_limits: dict = field(default_factory=dict)
+    forbid_output: list[str] = field(default_factory=list)
 
 
 def parse_case(path: Path) -> Case:
@@ -65,15 +79,19 @@ def parse_case(path: Path) -> Case:
     unknown = outcomes - OUTCOMES
     if unknown:
         raise ValueError(f"{path.name}: unknown outcome(s) {sorted(unknown)}")
-    limits, env = {}, {}
+    limits, env, compile_limits = {}, {}, {}
     for text in headers.get("limits", []):
         limits.update(json.loads(text))
+    for text in headers.get("compile-limits", []):
+        compile_limits.update(json.loads(text))
+    if (compile_limits or outcomes & {"compile_error", "compile_timeout", "compile_memory_limit"}) and language not in COMPILED:
+        raise ValueError(f"{path.name}: compile headers and outcomes are for compiled languages only")
     for text in headers.get("env", []):
         env.update(json.loads(text))
-    for pattern in headers.get("expect-stdout", []) + headers.get("forbid-stdout", []):
+    for pattern in headers.get("expect-stdout", []) + headers.get("forbid-stdout", []) + headers.get("forbid-output", []):
         re.compile(pattern)
     return Case(path, code, outcomes, headers.get("expect-stdout", []), headers.get("forbid-stdout", []), limits, env,
-                headers["why"][0], language)
+                headers["why"][0], language, compile_limits, headers.get("forbid-output", []))
 
 
 CASE_PATHS = sorted(p for p in CASES_DIR.glob("[0-9][0-9][0-9]_*") if p.suffix in LANGUAGES)
@@ -131,6 +149,14 @@ def paths_with_token(token: str) -> list[str]:
     return paths_with(token, dirs)
 
 
+def _host_shadow_lines() -> list[str]:
+    """The host's /etc/shadow lines (the runner runs as root in CI): none may appear in a compiler's errors."""
+    try:
+        return [line for line in Path("/etc/shadow").read_text().splitlines() if len(line) > 8]
+    except OSError:
+        return []
+
+
 @dataclass
 class Host:
     token: str
@@ -142,6 +168,7 @@ class Host:
     cgroups: set[str]
     tmp_entries: set[str]
     failures: list[str] = field(default_factory=list)
+    shadow_lines: list[str] = field(default_factory=_host_shadow_lines)
 
     def env(self) -> dict[str, str]:
         return {"CANARY_PATH": self.canary_path, "HOST_PORT": str(self.listeners.tcp_port),
@@ -170,8 +197,17 @@ def host():
 
 
 # Every case runs in both modes: forked from a warm-pool zygote, and in a cold sandbox. Isolation from
-# the pool must equal the cold path's.
+# the pool must equal the cold path's. A compiled language has no warm mode (its compile and its run are cold
+# sandboxes whatever the pool says), so its cases run once.
 MODES = ["warm", "cold"]
+
+
+def modes_of(case: Case) -> list[str]:
+    return ["cold"] if case.language in COMPILED else MODES
+
+
+def source_of(case: Case, host: Host) -> str:
+    return case.code.replace("{{CANARY_PATH}}", host.canary_path).replace("{{REPO_ROOT}}", str(REPO_ROOT))
 
 
 def run_case(case: Case, host: Host, mode: str = "cold") -> dict:
@@ -179,7 +215,8 @@ def run_case(case: Case, host: Host, mode: str = "cold") -> dict:
     limits.update(case.limits)
     env = host.env()
     env.update(case.env)
-    return e2beval.execute(case.code, case.language, limits=limits, env=env, pool=(mode == "warm"))
+    extra = {"compile_limits": case.compile_limits} if case.compile_limits else {}
+    return e2beval.execute(source_of(case, host), case.language, limits=limits, env=env, pool=(mode == "warm"), **extra)
 
 
 def ran_cold_when_asked_warm(case: Case, result: dict, mode: str) -> bool:
@@ -198,21 +235,34 @@ CONCURRENT_CASES = 4
 @pytest.fixture(scope="module")
 def corpus_results(host: Host) -> dict[tuple[str, str], Future]:
     with ThreadPoolExecutor(max_workers=CONCURRENT_CASES) as executor:
-        return {(case.path.name, mode): executor.submit(run_case, case, host, mode) for case in CASES for mode in MODES}
+        return {(case.path.name, mode): executor.submit(run_case, case, host, mode)
+                for case in CASES for mode in modes_of(case)}
 
 
 def describe(case: Case, result: dict) -> str:
     def excerpt(text: str, limit: int = 1500) -> str:
         return text if len(text) <= limit else text[:limit // 2] + "\n[...]\n" + text[-limit // 2:]
 
+    compiled = result.get("compile") or {}
+    compile_part = (f"\n  compile: {compiled.get('outcome')} (exit {compiled.get('exit_code')}, wall "
+                    f"{compiled.get('wall_time_s')})\n  compiler stderr:\n{excerpt(compiled.get('stderr', ''))}"
+                    if compiled else "")
     return (f"\n  case: {case.path.name}\n  why: {case.why}\n  expected outcome: {'|'.join(sorted(case.outcomes))}\n"
             f"  got outcome: {result.get('outcome')} (exit {result.get('exit_code')}, signal {result.get('signal')}, "
             f"wall {result.get('wall_time_s')}, cpu {result.get('cpu_time_s')})\n  detail: {result.get('detail')}\n"
-            f"  stdout:\n{excerpt(result.get('stdout', ''))}\n  stderr:\n{excerpt(result.get('stderr', ''))}")
+            f"  stdout:\n{excerpt(result.get('stdout', ''))}\n  stderr:\n{excerpt(result.get('stderr', ''))}"
+            + compile_part)
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("case", CASES, ids=[c.path.name for c in CASES])
+def outputs_of(result: dict) -> dict[str, str]:
+    """Every text the execution brought back: the program's and, for a compiled language, the compiler's."""
+    compiled = result.get("compile") or {}
+    return {"stdout": result.get("stdout", ""), "stderr": result.get("stderr", ""),
+            "compiler stdout": compiled.get("stdout", ""), "compiler stderr": compiled.get("stderr", "")}
+
+
+@pytest.mark.parametrize("case, mode", [pytest.param(case, mode, id=f"{case.path.name}-{mode}")
+                                        for case in CASES for mode in modes_of(case)])
 def test_case(case: Case, mode: str, host: Host, corpus_results: dict[tuple[str, str], Future]):
     result = corpus_results[(case.path.name, mode)].result()  # an execution that raised raises here
     if ran_cold_when_asked_warm(case, result, mode):
@@ -230,9 +280,21 @@ def test_case(case: Case, mode: str, host: Host, corpus_results: dict[tuple[str,
         if match:
             line = stdout[stdout.rfind("\n", 0, match.start()) + 1:].split("\n", 1)[0]
             problems.append(f"stdout matches forbidden {pattern!r}: {line[:200]!r}")
-    for secret, what in [(host.api_key, "the E2B_API_KEY canary"), (host.canary_text, "the host /tmp canary")]:
-        if secret in stdout or secret in result.get("stderr", ""):
-            problems.append(f"output contains {what}")
+    outputs = outputs_of(result)
+    for pattern in case.forbid_output:
+        for name, text in outputs.items():
+            if re.search(pattern, text, re.M):
+                problems.append(f"{name} matches forbidden {pattern!r}")
+    secrets_ = [(host.api_key, "the E2B_API_KEY canary"), (host.canary_text, "the host /tmp canary")]
+    secrets_ += [(line, "a line of the host's /etc/shadow") for line in host.shadow_lines]
+    for secret, what in secrets_:
+        for name, text in outputs.items():
+            if secret in text:
+                problems.append(f"{name} contains {what}")
+    cap = case.compile_limits.get("output_bytes", COMPILE_OUTPUT_DEFAULT_BYTES) + COMPILE_OUTPUT_SLACK_BYTES
+    for name in ("compiler stdout", "compiler stderr"):
+        if len(outputs[name].encode()) > cap:
+            problems.append(f"{name} holds {len(outputs[name].encode())} bytes, over the compile stage's cap")
     if problems:
         host.failures.append(case.path.name)
         pytest.fail("; ".join(problems) + describe(case, result), pytrace=False)
@@ -243,7 +305,8 @@ def test_case(case: Case, mode: str, host: Host, corpus_results: dict[tuple[str,
 # grows (a zygote and its two cgroups' files) when executions overlap.
 FD_CHECK_CASES = ["043_stdout_flood.py", "046_infinite_loop.py", "051_close_stdout_then_spin.py",
                   "052_daemon_double_fork.py", "053_daemon_keeps_stdout.py", "036_fork_bomb.py", "000_sanity_workspace.py",
-                  "115_js_event_loop_spin.js", "116_js_detached_daemon.js", "118_bash_fork_bomb.sh"]
+                  "115_js_event_loop_spin.js", "116_js_detached_daemon.js", "118_bash_fork_bomb.sh",
+                  "137_c_double_fork_daemon.c", "138_cpp_stdout_flood.cpp", "124_cpp_include_dev_zero.cpp"]
 
 
 def _parent_of(pid: int) -> int:
@@ -276,7 +339,7 @@ def test_zz_host_unchanged(host: Host):
     before = _fd_count()
     for mode in MODES:
         for name in FD_CHECK_CASES:
-            if name in by_name:
+            if name in by_name and mode in modes_of(by_name[name]):
                 run_case(by_name[name], host, mode)
     after = _fd_count()
     if after != before:

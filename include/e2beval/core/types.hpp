@@ -13,16 +13,20 @@
 
 namespace e2beval {
 
-enum class Language { python, javascript, bash };
+// Every language has a descriptor (e2beval/core/language.hpp): its names, files, toolchain and stages.
+enum class Language { python, javascript, bash, c, cpp, go, rust, java, typescript };
 
 std::string_view to_string(Language language) noexcept;
-// Accepts the tags models write on fences: "python", "py", "python3", "js", "node", "sh", ...
+// Accepts the tags models write on fences: "python", "py", "python3", "js", "node", "sh", "c++", "golang", ...
 std::optional<Language> language_from_tag(std::string_view tag) noexcept;
-// The language a file's name says by its extension: .py; .js, .mjs, .cjs; .sh, .bash (any case). nullopt for
-// another extension or none. The names of every language live in one table (src/core/types.cpp).
+// The language a file's name says by its extension: .py; .js, .mjs, .cjs; .sh, .bash; .c; .cpp, .cc, .cxx; .go;
+// .rs; .java; .ts, .mts (any case). nullopt for another extension or none. The names of every language live in
+// its descriptor (src/core/languages/<name>.cpp).
 std::optional<Language> language_from_file_name(std::string_view path) noexcept;
 // The extensions language_from_file_name reads as `language`, for messages: ".js, .mjs, .cjs".
 std::string file_extensions_text(Language language);
+// Every language's canonical name, for messages: "python, javascript, bash, c, cpp, ...".
+std::string language_names_text();
 
 inline constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
@@ -55,6 +59,10 @@ enum class Outcome {
     seccomp_violation,
     sandbox_error,
     cancelled,  // the caller cancelled the execution (Asio per-operation cancellation): killed, nothing judged
+    // A compiled language's compile stage failed, so the program never ran (ExecResult::compile says why):
+    compile_error,         // the compiler rejected the program (its first error is in the detail)
+    compile_timeout,       // the compiler ran out of its wall-clock or CPU time
+    compile_memory_limit,  // the compiler ran out of memory
 };
 
 std::string_view to_string(Outcome outcome) noexcept;
@@ -93,6 +101,14 @@ struct IsolationProfile {
     friend auto operator<=>(const IsolationProfile&, const IsolationProfile&) = default;
 };
 
+// A file in the sandbox's workspace: written there before the program runs (ExecRequest::files), or brought back
+// after it ends (ExecResult::collected). `path` is relative to the workspace, without "..".
+struct WorkspaceFile {
+    std::string path;
+    std::string data;
+    std::uint32_t mode = 0644;
+};
+
 struct ExecRequest {
     Language language = Language::python;
     std::string code;
@@ -103,6 +119,29 @@ struct ExecRequest {
     IsolationProfile isolation;
     // The template (docs/templates.md) whose environment runs the code; empty: the default environment.
     std::string template_name;
+    // A compiled language's compile stage: its limits (nullopt: the language's defaults, docs/languages.md).
+    std::optional<Limits> compile_limits;
+    // Local backend: files written into the workspace before the program starts, and workspace paths brought
+    // back after it ends (each a regular file, capped; a path ending in '/' is a directory's regular files).
+    std::vector<WorkspaceFile> files;
+    std::vector<std::string> collect;
+};
+
+// The compile stage of a compiled language: the compiler's own result, beside the program's.
+struct CompileResult {
+    Outcome outcome = Outcome::sandbox_error;  // ok, compile_error, compile_timeout, compile_memory_limit, sandbox_error, cancelled
+    int exit_code = -1;
+    int signal = 0;
+    std::string stdout_data;  // the compiler's output, capped at the compile limits' output_bytes
+    std::string stderr_data;
+    bool stdout_truncated = false;
+    bool stderr_truncated = false;
+    std::chrono::nanoseconds wall_time{0};
+    std::chrono::nanoseconds cpu_time{0};
+    std::optional<std::uint64_t> peak_memory_bytes;
+    bool cached = false;    // taken from the compile cache: no compiler ran
+    std::string toolchain;  // "g++ (Debian 12.2.0-14) 12.2.0"
+    std::string detail;     // the first error line, or which limit ended it
 };
 
 struct ExecResult {
@@ -125,6 +164,11 @@ struct ExecResult {
     std::string backend;  // which backend ran it: "local" or "e2b"
     // One sentence a user can act on, e.g. "killed after the 10 s wall-clock limit".
     std::string detail;
+    // A compiled language's compile stage (absent for an interpreted one). When it failed, `outcome` is its
+    // compile_* outcome and the program never ran.
+    std::optional<CompileResult> compile;
+    // What ExecRequest::collect brought back, in the order found.
+    std::vector<WorkspaceFile> collected;
 
     bool succeeded() const noexcept { return outcome == Outcome::ok; }
 };

@@ -27,6 +27,10 @@ struct HumanEvalSample {
     std::string completion;
 };
 
+// The whole file, gunzipped when it is gzip. Throws input_error for a missing file, io_error for an unreadable
+// or damaged one.
+std::string read_maybe_gzip(const std::filesystem::path& path);
+
 // Throws input_error (naming the line) for a malformed record, io_error for an unreadable file.
 std::vector<HumanEvalTask> load_humaneval(const std::filesystem::path& path);
 std::vector<HumanEvalSample> load_samples(const std::filesystem::path& path);

@@ -29,7 +29,9 @@ struct TemplateManifest {
     std::filesystem::path python() const { return directory / "venv" / "bin" / "python"; }
 };
 
-// $E2BEVAL_CACHE_DIR, else $XDG_CACHE_HOME/e2beval, else ~/.cache/e2beval; templates live in its templates/.
+// $E2BEVAL_CACHE_DIR, else $XDG_CACHE_HOME/e2beval, else ~/.cache/e2beval: templates live in its templates/,
+// compiled programs in its compile/ (docs/languages.md).
+std::filesystem::path e2beval_cache_directory();
 std::filesystem::path templates_directory();
 
 // Names that mean "no template", the default environment (the interpreter e2beval runs code with): "", "base"

@@ -1,9 +1,9 @@
 # expect-outcome: ok
 # expect-stdout: ^BLOCKED
 # forbid-stdout: LEAKED
-# why: /proc/self/mountinfo lists every mount of the sandbox; host filesystems may appear only as the documented read-only binds (/usr, /bin, /sbin, /lib*, /etc/ld.so.cache, /etc/localtime, the interpreter prefix, the five devices), never /work, /root/.ssh, /home, /var, host /tmp, and every bind must be ro,nosuid,nodev.
+# why: /proc/self/mountinfo lists every mount of the sandbox; host filesystems may appear only as the documented read-only binds (/usr, /bin, /sbin, /lib*, /etc/ld.so.cache, /etc/localtime, /etc/alternatives (links to system binaries), the interpreter prefix, the five devices), never /work, /root/.ssh, /home, /var, host /tmp, and every bind must be ro,nosuid,nodev.
 import os, sys
-allowed_roots = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/localtime",
+allowed_roots = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives",
                  "/null", "/zero", "/full", "/random", "/urandom"}
 allowed_roots |= {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
 # the runner's interpreter prefixes (its virtualenv) are bound by design

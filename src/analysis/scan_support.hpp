@@ -1,0 +1,140 @@
+// Internal: what the scanner's rule sets share: a rule's entry in the rule table (its severity under each
+// preset) and the sink that applies a Policy (presets, allow and deny lists) to every finding a rule set makes.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "e2beval/analysis/safety.hpp"
+
+namespace e2beval::detail {
+
+enum class Level : std::uint8_t { off, info, warning, block };
+constexpr Level O = Level::off;
+constexpr Level I = Level::info;
+constexpr Level W = Level::warning;
+constexpr Level B = Level::block;
+
+struct Rule {
+    std::string_view id;
+    Language language;
+    std::array<Level, 3> levels;  // under tutorial, standard, strict
+    std::string_view summary;
+};
+
+// The rule with this id in any language's table (safety.cpp), or nullptr.
+const Rule* find_rule(std::string_view id) noexcept;
+
+inline bool contains(const std::vector<std::string>& ids, std::string_view id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+inline std::optional<Severity> severity_of(Level level) {
+    switch (level) {
+        case Level::off: return std::nullopt;
+        case Level::info: return Severity::info;
+        case Level::warning: return Severity::warning;
+        case Level::block: return Severity::block;
+    }
+    return std::nullopt;
+}
+
+// A module name matches a list entry when it is the entry or one of its submodules: "urllib" covers
+// "urllib.request" (Python, Java), "net" covers "net/http" (Go), "std::net" covers "std::net::TcpStream" (Rust).
+inline bool module_listed(const std::vector<std::string>& list, std::string_view module) {
+    return std::any_of(list.begin(), list.end(), [&](const std::string& entry) {
+        if (module == entry) return true;
+        if (!module.starts_with(entry) || module.size() <= entry.size()) return false;
+        const char next = module[entry.size()];
+        return next == '.' || next == '/' || next == ':';
+    });
+}
+
+// The last name of a qualified one: "os.system", "std::system", "exec.Command" give "system", "system", "Command".
+inline std::string_view last_component(std::string_view qualified) {
+    const std::size_t separator = qualified.find_last_of(".:");
+    return separator == std::string_view::npos ? qualified : qualified.substr(separator + 1);
+}
+
+// A call matches an entry spelled as written, as resolved through imports, or (for a bare entry) by its last name.
+inline bool call_listed(const std::vector<std::string>& list, std::string_view written, std::string_view qualified) {
+    return std::any_of(list.begin(), list.end(), [&](const std::string& entry) {
+        if (entry == written || entry == qualified) return true;
+        return entry.find_first_of(".:") == std::string::npos && (entry == last_component(written) || entry == last_component(qualified));
+    });
+}
+
+// What a finding is about, so that allow_modules and allow_calls can drop it.
+struct Subject {
+    enum class Kind { none, module, call } kind = Kind::none;
+    std::string written;
+    std::string qualified;
+};
+
+// Applies the policy as findings are made: a denied rule is reported as block even outside its preset, and
+// wins over allow (when a rule is on both lists, the safer reading is taken).
+class FindingSink {
+public:
+    explicit FindingSink(const Policy& policy) : policy_(policy) {}
+
+    const Policy& policy() const noexcept { return policy_; }
+
+    void add(std::string_view rule_id, std::size_t line, std::size_t column, std::string message,
+             const Subject& subject = {}) {
+        const Rule* rule = find_rule(rule_id);
+        if (!rule) return;
+        const bool denied = contains(policy_.deny_rules, rule_id) || rule_id == "denied-module" || rule_id == "denied-call";
+        if (!denied) {
+            if (contains(policy_.allow_rules, rule_id)) return;
+            if (subject.kind == Subject::Kind::module &&
+                (module_listed(policy_.allow_modules, subject.written) || module_listed(policy_.allow_modules, subject.qualified)))
+                return;
+            if (subject.kind == Subject::Kind::call && call_listed(policy_.allow_calls, subject.written, subject.qualified))
+                return;
+        }
+        const auto severity = denied ? std::optional<Severity>(Severity::block)
+                                     : severity_of(rule->levels[static_cast<std::size_t>(policy_.preset)]);
+        if (!severity) return;
+        Finding finding;
+        finding.rule = std::string(rule_id);
+        finding.severity = *severity;
+        finding.line = line;
+        finding.column = column;
+        finding.message = std::move(message);
+        findings_.push_back(std::move(finding));
+    }
+
+    // A finding made by scanning code nested in a string (exec("..."), python -c "..."): already judged by the
+    // policy; it is moved to where the string is, and says so.
+    void add_nested(Finding finding, std::size_t line, std::size_t column, std::string_view where) {
+        finding.line = line;
+        finding.column = column;
+        finding.message = std::string(where) + ": " + finding.message;
+        findings_.push_back(std::move(finding));
+    }
+
+    std::vector<Finding> take() && {
+        std::sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) {
+            return std::tie(a.line, a.column, a.rule) < std::tie(b.line, b.column, b.rule);
+        });
+        findings_.erase(std::unique(findings_.begin(), findings_.end(),
+                                    [](const Finding& a, const Finding& b) {
+                                        return a.line == b.line && a.column == b.column && a.rule == b.rule;
+                                    }),
+                        findings_.end());
+        return std::move(findings_);
+    }
+
+private:
+    const Policy& policy_;
+    std::vector<Finding> findings_;
+};
+
+}  // namespace e2beval::detail

@@ -1,0 +1,353 @@
+// A compiled language's two stages (compile_stage.hpp). The compile runs through the same supervise() as any
+// cold run: new namespaces, the seccomp filter (deny mode), rlimits, a cgroup, no network; the toolchain's
+// install prefix mounted read-only; the workspace its only writable place. Its artifacts leave the sandbox
+// only as fds its init opened beneath the workspace after the compiler ended (contain.cpp, collect_artifacts),
+// read by the supervisor once nothing in the sandbox can change them. The run stage is a second cold sandbox
+// whose workspace the init fills with those artifacts.
+#include "local/compile_stage.hpp"
+
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "e2beval/core/error.hpp"
+#include "e2beval/core/language.hpp"
+#include "local/compile_cache.hpp"
+#include "local/interpreters.hpp"
+#include "local/mountns.hpp"
+#include "local/supervisor.hpp"
+#include "local/toolchains.hpp"
+#include "local/workspace_files.hpp"
+
+namespace e2beval::local {
+
+namespace asio = boost::asio;
+
+namespace {
+
+constexpr const char* kWorkspace = "/tmp";
+// Bumped when an entry's meaning changes (flags, layout): older entries are then never found.
+constexpr const char* kCacheFormat = "e2beval-compile-1";
+
+using ResultHandler = asio::any_completion_handler<void(ExecResult)>;
+
+std::string replace_all(std::string text, std::string_view from, std::string_view to) {
+    for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    return text;
+}
+
+// One stage's argv from its descriptor template.
+std::vector<std::string> substitute(std::span<const std::string_view> argv, const std::map<std::string, std::string>& values) {
+    std::vector<std::string> out;
+    for (const auto part : argv) {
+        std::string text(part);
+        for (const auto& [name, value] : values) text = replace_all(std::move(text), name, value);
+        out.push_back(std::move(text));
+    }
+    return out;
+}
+
+// Java's class path in the sandbox: the program's classes, then the configured jars (Toolchain::class_path).
+std::string java_class_path(const Toolchain& toolchain) {
+    std::string path = "classes";
+    for (const auto& jar : toolchain.class_path) path += ":" + path_inside(jar);
+    return path;
+}
+
+std::string heap_mib(const Limits& limits) { return std::to_string(std::max<std::uint64_t>(16, limits.memory_bytes / kMiB / 2)); }
+
+std::string compile_seconds_text(std::chrono::milliseconds duration) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g s", static_cast<double>(duration.count()) / 1000.0);
+    return text;
+}
+
+// What a compiler prints when an allocation failed, at the start of one of its own lines (never in a quoted
+// line of the program, which diagnostics indent or number).
+bool compiler_ran_out_of_memory(const std::string& output) {
+    static const std::string_view kMessages[] = {
+        "virtual memory exhausted", "out of memory", "Cannot allocate memory", "cannot allocate memory", "std::bad_alloc",
+        "java.lang.OutOfMemoryError", "memory allocation of", "Killed signal terminated program", "JavaScript heap out of memory",
+        "failed to map segment from shared object"};
+    std::size_t start = 0;
+    while (start < output.size()) {
+        const auto end = std::min(output.find('\n', start), output.size());
+        const std::string_view line(output.data() + start, end - start);
+        if (!line.empty() && !std::isspace(static_cast<unsigned char>(line.front())) && !std::isdigit(static_cast<unsigned char>(line.front())))
+            for (const auto message : kMessages)
+                if (line.find(message) != std::string_view::npos) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+struct CompilePlan {
+    const LanguageDescriptor* language = nullptr;
+    const Toolchain* toolchain = nullptr;
+    std::string source_name;
+    std::string main_class;
+    Limits limits;
+    StageProgram program;
+    std::string cache_key;
+};
+
+CompilePlan plan_compile(const LocalSandbox::Settings& settings, const ExecRequest& request) {
+    CompilePlan plan;
+    plan.language = &describe(request.language);
+    plan.toolchain = &find_toolchain(request.language, configured_node(settings.options.node_executable));
+    const auto& language = *plan.language;
+    const auto& toolchain = *plan.toolchain;
+    plan.limits = compile_limits_of(request);
+    plan.main_class = language.main_class ? language.main_class(request.code) : std::string("Main");
+    const bool test_program = language.is_test_program && language.is_test_program(request.code);
+    plan.source_name = test_program ? std::string(language.test_source_file)
+                                    : replace_all(std::string(language.source_file), "{main}", plan.main_class);
+    const std::map<std::string, std::string> values = {
+        {"{tool}", path_inside(toolchain.compiler)}, {"{tsc}", path_inside(toolchain.tsc_script)},
+        {"{linker}", path_inside(toolchain.linker)},
+        {"{source}", plan.source_name},              {"{output}", std::string(language.artifact)},
+        {"{main}", plan.main_class},                 {"{heap_mib}", heap_mib(plan.limits)},
+        {"{classpath}", java_class_path(toolchain)}};
+    auto& program = plan.program;
+    program.executable = toolchain.compiler;
+    program.arguments = substitute(test_program ? language.test_compile_argv : language.compile_argv, values);
+    program.read_only_paths = toolchain.read_only_paths;
+    program.environment = toolchain.compile_environment;
+    program.program_path = std::string(kWorkspace) + "/" + plan.source_name;
+    program.program_source = request.code;
+    program.workspace_files = workspace_entries(request.files, kWorkspace);
+    if (language.artifact.ends_with('/'))  // the directory the compiler writes into (javac -d)
+        program.workspace_files.insert(program.workspace_files.begin(),
+                                       {std::string(kWorkspace) + "/" + std::string(language.artifact.substr(0, language.artifact.size() - 1)), {}, 0755, true});
+    program.collect = {std::string(language.artifact)};
+    if (!toolchain.prepared_go_cache.empty()) {
+        // Go's build cache: e2beval's prepared standard library below, this compile's writes in the workspace.
+        const auto lower = path_while_assembling(path_inside(toolchain.prepared_go_cache));
+        const auto upper = path_while_assembling("/tmp/.cache/go-upper");
+        const auto work = path_while_assembling("/tmp/.cache/go-work");
+        const auto target = path_while_assembling("/tmp/.cache/go-build");
+        using Kind = MountStep::Kind;
+        for (const auto& directory : {path_while_assembling("/tmp/.cache"), upper, work, target})
+            program.mount_steps.push_back({Kind::directory, {}, directory, {}, 0755});
+        program.mount_steps.push_back({Kind::overlay, {}, target, "lowerdir=" + lower + ",upperdir=" + upper + ",workdir=" + work, 0});
+    }
+    // The key: everything that decides what the compiler makes of the program.
+    std::vector<std::string> parts = {kCacheFormat, toolchain.identity};
+    parts.insert(parts.end(), program.arguments.begin(), program.arguments.end());
+    parts.insert(parts.end(), program.environment.begin(), program.environment.end());
+    parts.push_back(plan.source_name);
+    parts.push_back(request.code);
+    for (const auto& file : request.files) parts.insert(parts.end(), {file.path, std::to_string(file.mode), file.data});
+    for (const auto bound : {plan.limits.memory_bytes, plan.limits.file_size_bytes, plan.limits.workspace_bytes,
+                             std::uint64_t{plan.limits.max_processes}, std::uint64_t{plan.limits.open_files}})
+        parts.push_back(std::to_string(bound));
+    plan.cache_key = compile_cache_key(parts);
+    return plan;
+}
+
+// The compile stage's result from its sandbox's: which of ok / compile_error / compile_timeout /
+// compile_memory_limit, and the first error line.
+CompileResult compile_result(const ExecResult& ran, const CompilePlan& plan) {
+    CompileResult result;
+    result.exit_code = ran.exit_code;
+    result.signal = ran.signal;
+    result.stdout_data = ran.stdout_data;
+    result.stderr_data = ran.stderr_data;
+    result.stdout_truncated = ran.stdout_truncated;
+    result.stderr_truncated = ran.stderr_truncated;
+    result.wall_time = ran.wall_time;
+    result.cpu_time = ran.cpu_time;
+    result.peak_memory_bytes = ran.peak_memory_bytes;
+    result.toolchain = plan.toolchain->version;
+    const auto memory_text = std::to_string(plan.limits.memory_bytes / kMiB) + " MiB";
+    switch (ran.outcome) {
+        case Outcome::ok: result.outcome = Outcome::ok; break;
+        case Outcome::timeout:
+            result.outcome = Outcome::compile_timeout;
+            result.detail = "the compiler was killed after the compile stage's " + compile_seconds_text(plan.limits.wall_time) +
+                            " wall-clock limit (raise it with --compile-timeout, or compile_limits.wall_time_s)";
+            break;
+        case Outcome::cpu_limit:
+            result.outcome = Outcome::compile_timeout;
+            result.detail = "the compiler used more than the compile stage's " + compile_seconds_text(plan.limits.cpu_time) +
+                            " cpu-time limit (compile_limits.cpu_time_s)";
+            break;
+        case Outcome::memory_limit:
+            result.outcome = Outcome::compile_memory_limit;
+            result.detail = "the compiler ran out of the compile stage's " + memory_text + " of memory (raise it with --compile-memory, "
+                            "or compile_limits.memory_mb)";
+            break;
+        case Outcome::cancelled:
+        case Outcome::sandbox_error:
+            result.outcome = ran.outcome;
+            result.detail = ran.detail;
+            break;
+        default:
+            if (compiler_ran_out_of_memory(ran.stderr_data) || compiler_ran_out_of_memory(ran.stdout_data)) {
+                result.outcome = Outcome::compile_memory_limit;
+                result.detail = "the compiler ran out of the compile stage's " + memory_text + " of memory (raise it with "
+                                "--compile-memory, or compile_limits.memory_mb)";
+            } else {
+                result.outcome = Outcome::compile_error;
+                const auto first = first_compiler_error(ran.stderr_data, ran.stdout_data);
+                result.detail = first.empty() ? "the compiler failed: " + ran.detail : first;
+                if (ran.outcome == Outcome::output_limit) result.detail = "the compiler's diagnostics exceeded the output limit; " + result.detail;
+            }
+    }
+    return result;
+}
+
+// The artifacts the descriptor names, among what the compile collected; empty when any is missing.
+std::vector<WorkspaceFile> artifacts_of(const std::vector<WorkspaceFile>& collected, const LanguageDescriptor& language) {
+    std::vector<WorkspaceFile> artifacts;
+    for (const auto& file : collected) {
+        const bool wanted = language.artifact.ends_with('/') ? file.path.starts_with(language.artifact) && file.path.size() > language.artifact.size()
+                                                             : file.path == language.artifact;
+        if (!wanted) continue;
+        artifacts.push_back(file);
+        artifacts.back().mode = language.artifact_executable ? 0755 : 0644;
+    }
+    return artifacts;
+}
+
+ExecResult failed_compile(CompileResult compile, const ExecResult* ran) {
+    ExecResult result;
+    result.outcome = compile.outcome;
+    result.detail = compile.outcome == Outcome::compile_error ? "compile error: " + compile.detail : compile.detail;
+    if (ran) {
+        result.isolation_level = ran->isolation_level;
+        result.cgroup_version = ran->cgroup_version;
+        result.denied_syscalls = ran->denied_syscalls;
+    }
+    result.compile = std::move(compile);
+    return result;
+}
+
+// The run stage: a cold sandbox whose workspace holds the artifacts (`handler` is taken only once it starts); the program is the artifact itself
+// (a native binary, 0755: the workspace's tmpfs is mounted without noexec) or the runtime that runs it.
+void run_stage(const std::shared_ptr<const LocalSandbox::Settings>& settings, asio::any_io_executor io, const ExecRequest& request,
+               const CompilePlan& plan, std::vector<WorkspaceFile> artifacts, CompileResult compile, ResultHandler& handler) {
+    const auto& language = *plan.language;
+    const auto& toolchain = *plan.toolchain;
+    StageProgram program;
+    const std::map<std::string, std::string> values = {{"{runtime}", path_inside(toolchain.runtime)},
+                                                       {"{output}", std::string(language.artifact)},
+                                                       {"{main}", plan.main_class},
+                                                       {"{heap_mib}", heap_mib(request.limits)},
+                                                       {"{classpath}", java_class_path(toolchain)}};
+    program.arguments = substitute(language.run_argv, values);
+    if (toolchain.runtime.empty()) {
+        program.executable = std::string(kWorkspace) + "/" + std::string(language.artifact);
+    } else {
+        program.executable = toolchain.runtime;
+        program.read_only_paths = toolchain.read_only_paths;
+        program.arguments.front() = path_inside(toolchain.runtime);
+    }
+    for (const auto& [name, value] : request.env) program.environment.push_back(name + "=" + value);
+    std::vector<WorkspaceFile> files = request.files;
+    files.insert(files.end(), std::make_move_iterator(artifacts.begin()), std::make_move_iterator(artifacts.end()));
+    program.workspace_files = workspace_entries(files, kWorkspace);
+    program.collect = request.collect;
+    program.stdin_data = request.stdin_data;
+    auto supervision = stage_request(*settings, request, request.limits, program);
+    const auto slot = asio::get_associated_cancellation_slot(handler);
+    supervise(std::move(io), std::move(supervision),
+              asio::bind_cancellation_slot(slot, [compile = std::move(compile), handler = std::move(handler)](ExecResult ran) mutable {
+                  ran.compile = std::move(compile);
+                  std::move(handler)(std::move(ran));
+              }));
+}
+
+// A cache that cannot be written (a bad E2BEVAL_COMPILE_CACHE_BYTES, a full disk) costs a compile, never a result.
+void store_in_cache(const std::string& key, const CachedCompile& entry) noexcept {
+    try {
+        compile_cache_store(key, entry);
+    } catch (...) {
+    }
+}
+
+}  // namespace
+
+Limits compile_limits_of(const ExecRequest& request) {
+    return request.compile_limits ? *request.compile_limits : describe(request.language).compile_limits;
+}
+
+std::string first_compiler_error(const std::string& stderr_data, const std::string& stdout_data) {
+    for (const auto* output : {&stderr_data, &stdout_data}) {
+        std::string fallback;
+        std::size_t start = 0;
+        while (start < output->size()) {
+            const auto end = std::min(output->find('\n', start), output->size());
+            std::string line = output->substr(start, end - start);
+            start = end + 1;
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+            if (line.empty() || line.front() == '#' || std::isspace(static_cast<unsigned char>(line.front()))) continue;
+            std::string lower = line;
+            std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (lower.find("error") != std::string::npos) return line.size() > 500 ? line.substr(0, 500) + "..." : line;
+            if (fallback.empty() && line.find(':') != std::string::npos) fallback = line;
+        }
+        if (!fallback.empty()) return fallback.size() > 500 ? fallback.substr(0, 500) + "..." : fallback;
+    }
+    return {};
+}
+
+void run_compiled(std::shared_ptr<const LocalSandbox::Settings> settings, asio::any_io_executor io, ExecRequest request,
+                  ResultHandler handler) {
+    if (request.stdin_data.size() > (1u << 20))  // refused before anything runs, as a cold run refuses it
+        throw sandbox_error("stdin for the sandbox is larger than 1 MiB; pass the data as a file instead", errc::invalid_input);
+    auto plan = std::make_shared<CompilePlan>(plan_compile(*settings, request));  // throws: toolchain missing
+    if (auto cached = compile_cache_lookup(plan->cache_key)) {
+        cached->result.cached = true;
+        cached->result.toolchain = plan->toolchain->version;
+        if (cached->result.outcome != Outcome::ok) {
+            auto result = failed_compile(std::move(cached->result), nullptr);
+            asio::post(io, [result = std::move(result), handler = std::move(handler)]() mutable { std::move(handler)(std::move(result)); });
+            return;
+        }
+        return run_stage(settings, std::move(io), request, *plan, std::move(cached->artifacts), std::move(cached->result), handler);
+    }
+    // The compile stage: no network whatever the run may have, and denied calls fail (EPERM) rather than kill
+    // the compiler, which is not the code under test.
+    ExecRequest compile_request = request;
+    compile_request.isolation.network = false;
+    compile_request.isolation.seccomp = SeccompMode::deny;
+    auto supervision = stage_request(*settings, compile_request, plan->limits, plan->program);
+    supervision.read_limit_messages = false;
+    const auto slot = asio::get_associated_cancellation_slot(handler);
+    supervise(io, std::move(supervision),
+              asio::bind_cancellation_slot(slot, [settings, io, request = std::move(request), plan, handler = std::move(handler)](
+                                                     ExecResult ran) mutable {
+                  auto compile = compile_result(ran, *plan);
+                  if (compile.outcome != Outcome::ok) {
+                      // A compile error is the program's own (deterministic): cached. A limit, a cancel or a sandbox
+                      // failure may not happen again: never cached.
+                      if (compile.outcome == Outcome::compile_error && ran.outcome == Outcome::exit_nonzero)
+                          store_in_cache(plan->cache_key, {compile, {}});
+                      return std::move(handler)(failed_compile(std::move(compile), &ran));
+                  }
+                  auto artifacts = artifacts_of(ran.collected, *plan->language);
+                  if (artifacts.empty()) {
+                      compile.outcome = Outcome::sandbox_error;
+                      compile.detail = "the compiler exited 0 but left no " + std::string(plan->language->artifact) +
+                                       " in the workspace (or not as a regular file)";
+                      return std::move(handler)(failed_compile(std::move(compile), &ran));
+                  }
+                  store_in_cache(plan->cache_key, {compile, artifacts});
+                  try {
+                      run_stage(settings, io, request, *plan, std::move(artifacts), compile, handler);
+                  } catch (const std::exception& failure) {
+                      // Bad input the run stage refuses (a stdin too large, ...) or a sandbox that could not start.
+                      auto failed = failed_compile(std::move(compile), &ran);
+                      failed.outcome = Outcome::sandbox_error;
+                      failed.detail = std::string("the run stage could not start: ") + failure.what();
+                      std::move(handler)(std::move(failed));
+                  }
+              }));
+}
+
+}  // namespace e2beval::local

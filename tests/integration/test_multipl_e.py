@@ -1,0 +1,171 @@
+"""`e2beval eval --multipl-e` on real MultiPL-E rows (../shared/datasets/multipl-e, read at test time, never copied):
+real GPT answers judged in the sandbox, another task's answer failing this task's tests, raw continuations with
+pass@k, an endless loop, and broken input that fails alone. docs/languages.md has the assembly rules."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from _support import REPO, find_cli
+
+DATASET_DIR = REPO.parent / "shared" / "datasets" / "multipl-e"
+FILES = {"javascript": "js", "bash": "sh", "typescript": "ts", "cpp": "cpp", "go": "go", "java": "java", "rust": "rs"}
+
+
+def rows(language: str) -> list:
+    path = DATASET_DIR / f"humaneval-{FILES[language]}.jsonl.gz"
+    if not path.exists():
+        pytest.fail(f"MultiPL-E rows not found at {path}; the workplace's shared/datasets must be beside the repository",
+                    pytrace=False)
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def pick(language: str, names: list) -> list:
+    by_name = {row["name"]: row for row in rows(language)}
+    return [by_name[name] for name in names]
+
+
+def write_rows(path: Path, items: list) -> Path:
+    path.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    return path
+
+
+def run_eval(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([find_cli(), "eval", *args], cwd=cwd, capture_output=True, timeout=600)
+
+
+def results(completed: subprocess.CompletedProcess) -> dict:
+    assert completed.stdout, completed.stderr.decode()
+    return json.loads(completed.stdout)
+
+
+# Rows whose GPT answer passes under MultiPL-E's own judge (bench/reference_judge.py), with the shapes the assembly
+# handles: a repeated prompt, a later block of usage (js 0, sh 12, sh 27 with three blocks), top-level console.log
+# examples (js 2, 3).
+PASSING = {
+    "javascript": ["HumanEval_0_has_close_elements", "HumanEval_2_truncate_number", "HumanEval_3_below_zero"],
+    "bash": ["HumanEval_0_has_close_elements", "HumanEval_12_longest", "HumanEval_27_flip_case"],
+    # Compiled in the sandbox: the model's own main() with asserts cut (cpp and rust 0, 1, 2).
+    "cpp": ["HumanEval_0_has_close_elements", "HumanEval_1_separate_paren_groups", "HumanEval_2_truncate_number"],
+    "rust": ["HumanEval_0_has_close_elements", "HumanEval_1_separate_paren_groups", "HumanEval_2_truncate_number"],
+}
+
+
+@pytest.mark.parametrize("language", sorted(PASSING))
+def test_real_answers_pass_and_another_tasks_answer_fails(tmp_path, language):
+    chosen = pick(language, PASSING[language])
+    swapped = []
+    for index, row in enumerate(chosen):
+        # The next row's answer against this row's tests: it defines another function, so it must fail.
+        other = dict(row, gpt_solution=chosen[(index + 1) % len(chosen)]["gpt_solution"])
+        other["name"] = row["name"] + "_swapped"
+        swapped.append(other)
+    dataset = write_rows(tmp_path / f"{language}.jsonl", chosen + swapped)
+    completed = run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--json", "--jobs", "2",
+                         cwd=tmp_path)
+    assert completed.returncode == 1, completed.stderr.decode()
+    report = results(completed)
+    verdicts = {item["task_id"]: item for item in report["results"]}
+    assert len(verdicts) == 2 * len(chosen)
+    for row in chosen:
+        assert verdicts[row["name"]]["pass"], verdicts[row["name"]]
+        assert verdicts[row["name"]]["outcome"] == "ok" and verdicts[row["name"]]["kind"] == "freeform"
+        assert verdicts[row["name"] + "_swapped"]["pass"] is False, verdicts[row["name"] + "_swapped"]
+        assert verdicts[row["name"] + "_swapped"]["outcome"] != "ok"
+    assert {item["language"] for item in report["results"]} == {language}
+    assert report["pass_at_k"][language]["1"] == pytest.approx(0.5)
+    assert b"multipl-e:" in completed.stderr  # progress
+
+
+def test_continuations_from_a_completions_file_give_pass_at_k(tmp_path):
+    """MultiPL-E's own shape: raw continuations of the prompt, cut at the first stop token, several per task."""
+    row = pick("javascript", ["HumanEval_53_add"])[0]
+    dataset = write_rows(tmp_path / "js.jsonl", [row])
+    completions = write_rows(tmp_path / "completions.jsonl", [
+        {"task_id": row["name"], "completion": "  return x + y;\n}\n\nfunction unused() {\n  return 1;\n}\n"},
+        {"task_id": row["name"], "completion": "  return x - y;\n}\n"},
+        {"task_id": row["name"], "completion": "  return y + x;\n}\n// a comment that the stop token cuts\nthrow 1;\n"},
+    ])
+    completed = run_eval("--multipl-e", str(dataset), "--completions", str(completions), "--answer-kind",
+                         "continuation", "--k", "1,2", "--json", "--emit-programs", str(tmp_path / "programs"),
+                         cwd=tmp_path)
+    assert completed.returncode == 1, completed.stderr.decode()
+    report = results(completed)
+    assert [item["pass"] for item in report["results"]] == [True, False, True]
+    assert all(item["kind"] == "continuation" for item in report["results"])
+    assert report["pass_at_k"]["javascript"]["1"] == pytest.approx(2 / 3)
+    assert report["pass_at_k"]["javascript"]["2"] == pytest.approx(1.0)
+    # The programs as judged: MultiPL-E's prompt + continuation cut at the first stop token + tests.
+    emitted = tmp_path / "programs" / "javascript"
+    assert sorted(path.name for path in emitted.iterdir()) == [row["name"], row["name"] + "-1", row["name"] + "-2"]
+    first = (emitted / row["name"] / "prog.js").read_text()
+    assert first == row["prompt"] + "  return x + y;\n}\n" + "\n" + row["tests"]
+
+
+ENDLESS = {
+    "javascript": "```js\nfunction add(x, y) {\n  while (true) {}\n}\n```",
+    "cpp": "```cpp\nlong add(long x, long y) {\n    volatile long n = 0;\n    while (true) { n = n + 1; }\n}\n```",
+    "rust": "```rust\nfn add(x: isize, y: isize) -> isize {\n    loop {}\n}\n```",
+}
+
+
+@pytest.mark.parametrize("language", sorted(ENDLESS))
+def test_an_endless_loop_times_out(tmp_path, language):
+    row = pick(language, ["HumanEval_53_add"])[0]
+    dataset = write_rows(tmp_path / "rows.jsonl", [dict(row, gpt_solution=ENDLESS[language])])
+    completed = run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--timeout", "2", "--json",
+                         cwd=tmp_path)
+    assert completed.returncode == 1, completed.stderr.decode()
+    [item] = results(completed)["results"]
+    assert item["pass"] is False and item["outcome"] == "timeout", item
+    assert item["stage"] == "run"
+
+
+def test_broken_rows_and_completions_fail_alone(tmp_path):
+    good = pick("bash", ["HumanEval_0_has_close_elements"])[0]
+    no_tests = {key: value for key, value in good.items() if key != "tests"}
+    no_tests["name"] = "HumanEval_X_no_tests"
+    dataset = tmp_path / "rows.jsonl"
+    dataset.write_text(json.dumps(good) + "\n{not json\n" + json.dumps(no_tests) + "\n", encoding="utf-8")
+    completed = run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--json", cwd=tmp_path)
+    assert completed.returncode == 2
+    report = results(completed)
+    assert [(item["task_id"], item["pass"]) for item in report["results"]] == [(good["name"], True)]
+    errors = {error["task_id"]: error["error"] for error in report["errors"]}
+    assert "line 2 is not valid JSON" in " ".join(errors.values())
+    assert "has no string field `tests`" in errors["HumanEval_X_no_tests"]
+    stderr = completed.stderr.decode()
+    assert "rows.jsonl line 3" in stderr
+
+    completions = write_rows(tmp_path / "c.jsonl", [{"task_id": "HumanEval_999_nothing", "completion": "x"},
+                                                    {"task_id": good["name"]}])
+    completed = run_eval("--multipl-e", str(dataset), "--completions", str(completions), cwd=tmp_path)
+    assert completed.returncode == 2
+    stderr = completed.stderr.decode()
+    assert "task 'HumanEval_999_nothing' is not a row of rows.jsonl" in stderr
+    assert "no string field `completion`" in stderr
+
+    missing = run_eval("--multipl-e", str(tmp_path / "absent.jsonl"), "--completion-field", "gpt_solution", cwd=tmp_path)
+    assert missing.returncode == 2 and b"does not exist" in missing.stderr
+    neither = run_eval("--multipl-e", str(dataset), cwd=tmp_path)
+    assert neither.returncode == 2 and b"--completion-field FIELD" in neither.stderr
+    kind = run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--answer-kind", "raw", cwd=tmp_path)
+    assert kind.returncode == 2 and b"--answer-kind must be continuation, freeform or auto" in kind.stderr
+
+
+def test_memory_is_two_gib_unless_memory_is_given(tmp_path):
+    """MultiPL-E sets no memory limit (cpp HumanEval_129's correct answer peaks at 870 MiB); e2beval gives 2 GiB."""
+    row = pick("javascript", ["HumanEval_53_add"])[0]
+    answer = "```js\nfunction add(x, y) {\n  const big = Buffer.alloc(400 * 1024 * 1024, 1);\n  return x + y + big[0] - 1;\n}\n```"
+    dataset = write_rows(tmp_path / "rows.jsonl", [dict(row, gpt_solution=answer)])
+    default = results(run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--json", cwd=tmp_path))
+    assert default["results"][0]["pass"], default["results"][0]
+    capped = results(run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--memory", "256",
+                              "--json", cwd=tmp_path))
+    assert capped["results"][0]["pass"] is False, capped["results"][0]
