@@ -88,8 +88,18 @@ def run(command: list, cwd: str, timeout: float, env: dict) -> dict:
             "out": out.decode("utf-8", "replace"), "err": err.decode("utf-8", "replace")}
 
 
+# The compile flags of e2beval's descriptors (src/core/languages/) where they differ from MultiPL-E's only in
+# optimization, edition and checks, for benches that measure what isolation costs (bench/polyglot_bench.py): the
+# same compiler work on both sides. Java's and TypeScript's JVM/node options are e2beval's own speed work, so the
+# reference keeps MultiPL-E's plain commands there.
+E2BEVAL_FLAGS = {"cpp": ["-std=c++17", "-O2", "-pipe"],
+                 "rust": ["--edition", "2021", "-O", "-C", "overflow-checks=on"]}
+MULTIPL_E_FLAGS = {"cpp": ["-std=c++17"], "rust": []}
+
+
 class Toolchains:
-    def __init__(self, languages):
+    def __init__(self, languages, flags: str = "multipl-e"):
+        self.flags = E2BEVAL_FLAGS if flags == "e2beval" else MULTIPL_E_FLAGS
         self.env = dict(os.environ)
         self.env["GOTOOLCHAIN"] = "local"
         self.env["GOFLAGS"] = "-buildvcs=false"
@@ -107,10 +117,10 @@ def judge(program: dict, tools: Toolchains) -> dict:
         Path(directory, program["file_name"]).write_text(program["source"], encoding="utf-8")
         compile_step, run_step = None, None
         if language == "cpp":
-            compile_step = ["g++", program["file_name"], "-o", "prog", "-std=c++17"]
+            compile_step = ["g++", program["file_name"], "-o", "prog"] + tools.flags["cpp"]
             run_step = ["./prog"]
         elif language == "rust":
-            compile_step = ["rustc", program["file_name"], "-o", "prog"]
+            compile_step = ["rustc", program["file_name"], "-o", "prog"] + tools.flags["rust"]
             run_step = ["./prog"]
         elif language == "java":
             os.mkdir(Path(directory, "out"))
@@ -251,6 +261,8 @@ def main() -> int:
     parser.add_argument("--sandboxfusion", action="store_true", help="also judge SandboxFusion's assembly")
     parser.add_argument("--compare", type=Path, help="`e2beval eval --multipl-e --json` output to compare with")
     parser.add_argument("--results", type=Path, help="read the verdicts of an earlier run (its --out) instead of judging")
+    parser.add_argument("--flags", choices=["multipl-e", "e2beval"], default="multipl-e",
+                        help="C++ and Rust compile flags: MultiPL-E's (default) or e2beval's (-O2, -O, edition 2021)")
     args = parser.parse_args()
 
     if args.results:
@@ -262,7 +274,7 @@ def main() -> int:
         compare(json.loads(args.compare.read_text()), earlier)
         return 0
     rows = load_rows(args.languages, args.dataset_dir, set(args.ids or []))
-    tools = Toolchains(args.languages)
+    tools = Toolchains(args.languages, args.flags)
     work = []
     for language, row in rows:
         program = e2beval.assemble_multipl_e(row, row[args.field], args.kind)

@@ -195,6 +195,28 @@ MultiplEReport evaluate_multipl_e(Sandbox& sandbox, const std::vector<MultiplEIt
         requests.push_back(std::move(request));
         request_item.push_back(i);
     }
+    // Each distinct program's first answer goes first, its repeats (pass@k's identical samples) after every first:
+    // the --jobs slots then compile different programs side by side, and a repeat finds its program in the compile
+    // cache instead of waiting for the same compile beside it.
+    {
+        std::set<std::pair<Language, std::string_view>> seen;
+        std::vector<std::size_t> firsts, repeats;
+        for (std::size_t r = 0; r < requests.size(); ++r) {
+            const auto& program = report.results[request_item[r]].program;
+            (seen.emplace(program.language, program.source).second ? firsts : repeats).push_back(r);
+        }
+        if (!repeats.empty()) {
+            firsts.insert(firsts.end(), repeats.begin(), repeats.end());
+            std::vector<ExecRequest> ordered_requests;
+            std::vector<std::size_t> ordered_items;
+            for (const auto r : firsts) {
+                ordered_requests.push_back(std::move(requests[r]));
+                ordered_items.push_back(request_item[r]);
+            }
+            requests = std::move(ordered_requests);
+            request_item = std::move(ordered_items);
+        }
+    }
     BatchOptions forwarded = batch;
     if (batch.on_done) {
         // Progress counts every answer: the ones that never reach the sandbox are done already.

@@ -17,6 +17,7 @@
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/language.hpp"
 #include "local/compile_cache.hpp"
+#include "local/compile_flights.hpp"
 #include "local/interpreters.hpp"
 #include "local/mountns.hpp"
 #include "local/supervisor.hpp"
@@ -296,11 +297,11 @@ std::string first_compiler_error(const std::string& stderr_data, const std::stri
     return {};
 }
 
-void run_compiled(std::shared_ptr<const LocalSandbox::Settings> settings, asio::any_io_executor io, ExecRequest request,
-                  ResultHandler handler) {
-    if (request.stdin_data.size() > (1u << 20))  // refused before anything runs, as a cold run refuses it
-        throw sandbox_error("stdin for the sandbox is larger than 1 MiB; pass the data as a file instead", errc::invalid_input);
-    auto plan = std::make_shared<CompilePlan>(plan_compile(*settings, request));  // throws: toolchain missing
+namespace {
+
+// The compile cache, else the compile (or a wait for the same compile in flight), then the run stage.
+void compile_then_run(std::shared_ptr<const LocalSandbox::Settings> settings, asio::any_io_executor io, ExecRequest request,
+                      std::shared_ptr<const CompilePlan> plan, ResultHandler handler) {
     if (auto cached = compile_cache_lookup(plan->cache_key)) {
         cached->result.cached = true;
         cached->result.toolchain = plan->toolchain->version;
@@ -311,6 +312,17 @@ void run_compiled(std::shared_ptr<const LocalSandbox::Settings> settings, asio::
         }
         return run_stage(settings, std::move(io), request, *plan, std::move(cached->artifacts), std::move(cached->result), handler);
     }
+    // The same program compiling now for another judging (pass@k's identical samples, --jobs at a time): wait for
+    // that compile, then look the cache up again. A waiter is not cancellable while it waits; the compile it waits
+    // for ends within its own compile limit.
+    std::shared_ptr<CompileFlight> flight = begin_compile_flight(plan->cache_key, [&]() -> asio::any_completion_handler<void()> {
+        return [settings, io, request = std::move(request), plan, handler = std::move(handler)]() mutable {
+            asio::post(io, [settings, io, request = std::move(request), plan, handler = std::move(handler)]() mutable {
+                compile_then_run(settings, io, std::move(request), plan, std::move(handler));
+            });
+        };
+    });
+    if (!flight) return;
     // The compile stage: no network whatever the run may have, and denied calls fail (EPERM) rather than kill
     // the compiler, which is not the code under test.
     ExecRequest compile_request = request;
@@ -320,24 +332,27 @@ void run_compiled(std::shared_ptr<const LocalSandbox::Settings> settings, asio::
     supervision.read_limit_messages = false;
     const auto slot = asio::get_associated_cancellation_slot(handler);
     supervise(io, std::move(supervision),
-              asio::bind_cancellation_slot(slot, [settings, io, request = std::move(request), plan, handler = std::move(handler)](
-                                                     ExecResult ran) mutable {
+              asio::bind_cancellation_slot(slot, [settings, io, request = std::move(request), plan, flight = std::move(flight),
+                                                  handler = std::move(handler)](ExecResult ran) mutable {
                   auto compile = compile_result(ran, *plan);
                   if (compile.outcome != Outcome::ok) {
                       // A compile error is the program's own (deterministic): cached. A limit, a cancel or a sandbox
                       // failure may not happen again: never cached.
                       if (compile.outcome == Outcome::compile_error && ran.outcome == Outcome::exit_nonzero)
                           store_in_cache(plan->cache_key, {compile, {}});
+                      flight.reset();  // the waiters find the cached result, or compile themselves
                       return std::move(handler)(failed_compile(std::move(compile), &ran));
                   }
                   auto artifacts = artifacts_of(ran.collected, *plan->language);
                   if (artifacts.empty()) {
+                      flight.reset();
                       compile.outcome = Outcome::sandbox_error;
                       compile.detail = "the compiler exited 0 but left no " + std::string(plan->language->artifact) +
                                        " in the workspace (or not as a regular file)";
                       return std::move(handler)(failed_compile(std::move(compile), &ran));
                   }
                   store_in_cache(plan->cache_key, {compile, artifacts});
+                  flight.reset();
                   try {
                       run_stage(settings, io, request, *plan, std::move(artifacts), compile, handler);
                   } catch (const std::exception& failure) {
@@ -348,6 +363,16 @@ void run_compiled(std::shared_ptr<const LocalSandbox::Settings> settings, asio::
                       std::move(handler)(std::move(failed));
                   }
               }));
+}
+
+}  // namespace
+
+void run_compiled(std::shared_ptr<const LocalSandbox::Settings> settings, asio::any_io_executor io, ExecRequest request,
+                  ResultHandler handler) {
+    if (request.stdin_data.size() > (1u << 20))  // refused before anything runs, as a cold run refuses it
+        throw sandbox_error("stdin for the sandbox is larger than 1 MiB; pass the data as a file instead", errc::invalid_input);
+    auto plan = std::make_shared<const CompilePlan>(plan_compile(*settings, request));  // throws: toolchain missing
+    compile_then_run(std::move(settings), std::move(io), std::move(request), std::move(plan), std::move(handler));
 }
 
 }  // namespace e2beval::local
