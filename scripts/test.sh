@@ -10,6 +10,9 @@ cd "$ROOT"
 # that turns that off (PYTHONDONTWRITEBYTECODE) made every pytest process and every Python the tests start compile
 # them again (pytest's collection: 4.0 s instead of 2.1 s, in each of the four processes).
 unset PYTHONDONTWRITEBYTECODE
+# setup.sh --tests installed every compiled language's toolchain: a test that finds one missing fails here
+# instead of skipping (tests/cpp/test_compile_stage.cpp; docs/testing.md).
+export E2BEVAL_REQUIRE_TOOLCHAINS=1
 
 # The tests' template store (tests/template_cache.py): every test and what it starts finds templates there, and
 # pip its downloads. The built-in template code-interpreter-v1 (E2B's packages, what `e2beval serve` gives the
@@ -41,11 +44,18 @@ finished() {
 
 in_background "$template_log" e2beval template build code-interpreter-v1
 template_pid=$background_pid
+# Go's standard library compiled once per Go toolchain into the same store (docs/languages.md, "Go's standard
+# library"; ~80 CPU-seconds the first time, nothing when it is there): in the background too, so that no test waits
+# for it unless it compiles Go before it is ready (that compile then waits on its lock, never prepares it twice).
+go_std_log="build/go-std-cache.log"
+echo "== Go's standard library: preparing in the background (log: $go_std_log)"
+in_background "$go_std_log" e2beval cache prepare go
+go_std_pid=$background_pid
 # What is still running in the background is interrupted, a process group at a time, when the script ends early.
 ctest_pid=""
 interrupt_background() {
   local group
-  for group in "$template_pid" "$ctest_pid"; do
+  for group in "$template_pid" "$go_std_pid" "$ctest_pid"; do
     [ -n "$group" ] && kill -INT -- "-$group" 2>/dev/null || true
   done
 }
@@ -86,6 +96,15 @@ if [ "$finished_status" -ne 0 ]; then
   failed+=("code-interpreter-v1's build (pip's log is above)")
 else
   echo "== code-interpreter-v1: built after $((SECONDS - template_started)) s ($(tail -n 2 "$template_log" | head -n 1))"
+fi
+
+finished "$go_std_pid"
+go_std_pid=""
+if [ "$finished_status" -ne 0 ]; then
+  cat "$go_std_log" >&2
+  failed+=("the preparation of Go's standard library (its log is above)")
+else
+  echo "== $(tail -n 1 "$go_std_log")"
 fi
 
 finished "$ctest_pid"

@@ -17,7 +17,10 @@
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/json.hpp"
 #include "e2beval/core/text.hpp"
+#include "e2beval/core/language.hpp"
 #include "e2beval/eval/multipl_e.hpp"
+#include "local/interpreters.hpp"
+#include "local/toolchains.hpp"
 
 namespace e2beval::cli {
 
@@ -118,6 +121,16 @@ int multipl_e_command(const ParsedArgs& args, const MultiplESettings& settings) 
     options.kind = *kind;
     options.multipl_e_timeouts = !settings.limits_given;
     if (settings.memory_given) options.memory_bytes.reset();
+    if (args.value("--backend").value_or("local") == "local") {
+        // A language whose toolchain this host lacks: its answers are reported as not judged (with the package to
+        // install), the other languages' judged as usual. Probed without preparing anything (Go's standard
+        // library is prepared by its first compile).
+        options.toolchain_problem = [node = local::configured_node("")](Language language) -> std::string {
+            if (!describe(language).compiled()) return {};
+            auto status = local::probe_toolchain(language, node);
+            return status.toolchain ? std::string() : std::move(status.problem);
+        };
+    }
     const auto started = std::chrono::steady_clock::now();
     const auto report = evaluate_multipl_e(*sandbox, items, options, settings.request, settings.ks, batch);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -187,6 +200,17 @@ int multipl_e_command(const ParsedArgs& args, const MultiplESettings& settings) 
         std::cout << "multipl-e: " << report.results.size() << " answers, " << passed << " passed in " << elapsed << " s\n";
     }
     for (const auto& problem : problems) std::cerr << "e2beval eval: " << problem.message << "\n";
+    // Each language whose toolchain is missing, once: how many answers were not judged and what to install.
+    std::map<std::string, std::pair<std::size_t, std::string>> not_judged;
+    for (const auto& result : report.results)
+        if (result.verdict.outcome == kToolchainMissing) {
+            auto& [count, why] = not_judged[std::string(to_string(result.language))];
+            ++count;
+            why = result.verdict.detail;
+        }
+    for (const auto& [language, missing] : not_judged)
+        std::cerr << "e2beval eval: " << missing.first << " " << language << " answer" << (missing.first == 1 ? "" : "s")
+                  << " not judged: " << missing.second << "\n";
     if (!problems.empty()) return kExitUsage;
     return passed == report.results.size() ? 0 : kExitFailed;
 }

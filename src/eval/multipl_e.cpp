@@ -176,6 +176,7 @@ MultiplEReport evaluate_multipl_e(Sandbox& sandbox, const std::vector<MultiplEIt
     report.results.resize(items.size());
     std::vector<ExecRequest> requests;
     std::vector<std::size_t> request_item;
+    std::map<Language, std::string> toolchain_problems;
     for (std::size_t i = 0; i < items.size(); ++i) {
         auto& result = report.results[i];
         result.task_id = items[i].task->task_id;
@@ -185,6 +186,14 @@ MultiplEReport evaluate_multipl_e(Sandbox& sandbox, const std::vector<MultiplEIt
         } catch (const input_error& failure) {
             result.verdict = {false, "input_error", "assemble", failure.what()};
             continue;
+        }
+        if (options.toolchain_problem) {
+            auto known = toolchain_problems.find(result.language);
+            if (known == toolchain_problems.end()) known = toolchain_problems.emplace(result.language, options.toolchain_problem(result.language)).first;
+            if (!known->second.empty()) {
+                result.verdict = {false, std::string(kToolchainMissing), "compile", known->second};
+                continue;
+            }
         }
         auto request = multipl_e_request(result.program, settings);
         if (options.multipl_e_timeouts) {
@@ -238,6 +247,7 @@ MultiplEReport evaluate_multipl_e(Sandbox& sandbox, const std::vector<MultiplEIt
     // pass@k per language over its tasks: (answers, passes) per task.
     std::map<std::string, std::map<std::string, std::pair<std::size_t, std::size_t>>> counts;
     for (const auto& result : report.results) {
+        if (result.verdict.outcome == kToolchainMissing) continue;  // not judged: neither a pass nor a failure
         auto& [n, c] = counts[std::string(to_string(result.language))][result.task_id];
         ++n;
         c += result.verdict.pass ? 1 : 0;

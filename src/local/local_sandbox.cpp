@@ -204,91 +204,34 @@ LocalSandbox::LocalSandbox(LocalSandboxOptions options, executor_type executor) 
 const InterpreterInfo& LocalSandbox::python() const noexcept { return settings_->python; }
 
 
-local::SupervisionRequest local::base_request(const LocalSandbox::Settings& settings, const ExecRequest& request,
-                                              bool with_filesystem, const FilesystemAdditions& additions) {
+namespace {
+
+// The one plan builder of every cold sandbox: a one-program execution (base_request), a compile stage or a run
+// stage (stage_request). `program` says what runs and what it needs, `executable` is its program as the sandbox
+// sees it (a host path through path_inside, or an artifact in the workspace); `environment` is its whole environment;
+// the root filesystem (unless `with_filesystem` is false: a warm child inherits its zygote's), the identity, the
+// rlimits of `limits` and the seccomp filter of `request`'s isolation and language are the same for all.
+local::SupervisionRequest plan_supervision(const LocalSandbox::Settings& settings, const ExecRequest& request, const Limits& limits,
+                                           const local::StageProgram& program, std::string executable, std::vector<std::string> environment,
+                                           bool with_filesystem, const local::FilesystemAdditions& additions) {
     const auto ids = local::choose_id_mapping();
     local::SupervisionRequest supervision;
     auto& plan = supervision.plan;
-    const auto python = local::sandbox_python(settings.python, request.template_name);
-    const auto program = local::program_command(request.language, kWorkspace, python.info, local::configured_node(settings.options.node_executable),
-                                                request.limits);
     if (with_filesystem) {
         local::RootFilesystemSpec filesystem;
         filesystem.read_only_paths = kSystemPaths;
-        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), program.read_only_paths.begin(),
-                                          program.read_only_paths.end());
-        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), settings.options.extra_read_only_paths.begin(),
-                                          settings.options.extra_read_only_paths.end());
-        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), additions.read_only_paths.begin(),
-                                          additions.read_only_paths.end());
+        for (const auto* paths : {&program.read_only_paths, &settings.options.extra_read_only_paths, &additions.read_only_paths})
+            filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), paths->begin(), paths->end());
         if (request.isolation.network)
             filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), kNetworkPaths.begin(), kNetworkPaths.end());
-        filesystem.workspace_bytes = request.limits.workspace_bytes;
+        filesystem.workspace_bytes = limits.workspace_bytes;
         filesystem.home_directory = additions.home_directory;
         filesystem.login_shell = additions.login_shell;
         filesystem.inside_uid = ids.inside_uid;
         filesystem.inside_gid = ids.inside_gid;
         plan.mount_steps = local::plan_root_filesystem(filesystem);
+        if (!program.mount_steps.empty()) local::insert_before_entering_root(plan.mount_steps, program.mount_steps);
     }
-    plan.inside_uid = ids.inside_uid;
-    plan.inside_gid = ids.inside_gid;
-    plan.clear_supplementary_groups = ids.allow_setgroups;
-    plan.working_directory = kWorkspace;
-    const auto areas = host_string_areas();
-    plan.host_args_begin = areas[0];
-    plan.host_args_end = areas[1];
-    plan.host_env_begin = areas[2];
-    plan.host_env_end = areas[3];
-    plan.program_path = program.program_path;
-    plan.program_source = request.code;
-    plan.workspace_files = local::workspace_entries(request.files, kWorkspace);
-    plan.collect = request.collect;
-    plan.executable = local::path_inside(program.executable);
-    plan.arguments = program.arguments;
-    plan.arguments.front() = plan.executable;
-    plan.arguments.push_back(plan.program_path);
-    plan.environment = base_environment();
-    for (const auto& variable : local::template_environment(python, "/usr/local/bin:/usr/bin:/bin")) {
-        const auto name = variable.substr(0, variable.find('=') + 1);
-        auto same = std::find_if(plan.environment.begin(), plan.environment.end(),
-                                 [&](const std::string& existing) { return existing.rfind(name, 0) == 0; });
-        if (same != plan.environment.end()) *same = variable;
-        else plan.environment.push_back(variable);
-    }
-    for (const auto& [name, value] : request.env) plan.environment.push_back(name + "=" + value);
-    const bool cgroup = local::cgroup_support().version != local::CgroupSupport::Version::none;
-    plan.rlimits = local::plan_rlimits(request.limits, cgroup);
-    local::adapt_rlimits(request.language, request.limits, cgroup, plan.rlimits);
-    const auto& seccomp = seccomp_program(request.isolation.seccomp, request.isolation.network, request.language);
-    plan.seccomp_filter = seccomp.instructions;
-    plan.seccomp_reports_denials = seccomp.reports_denials;
-    plan.finalize();
-
-    supervision.ids = ids;
-    supervision.limits = request.limits;
-    supervision.isolation = request.isolation;
-    supervision.language = request.language;
-    supervision.stdin_data = request.stdin_data;
-    return supervision;
-}
-
-local::SupervisionRequest local::stage_request(const LocalSandbox::Settings& settings, const ExecRequest& request,
-                                               const Limits& limits, const StageProgram& program) {
-    const auto ids = local::choose_id_mapping();
-    local::SupervisionRequest supervision;
-    auto& plan = supervision.plan;
-    local::RootFilesystemSpec filesystem;
-    filesystem.read_only_paths = kSystemPaths;
-    filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), program.read_only_paths.begin(), program.read_only_paths.end());
-    filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), settings.options.extra_read_only_paths.begin(),
-                                      settings.options.extra_read_only_paths.end());
-    if (request.isolation.network)
-        filesystem.read_only_paths.insert(filesystem.read_only_paths.end(), kNetworkPaths.begin(), kNetworkPaths.end());
-    filesystem.workspace_bytes = limits.workspace_bytes;
-    filesystem.inside_uid = ids.inside_uid;
-    filesystem.inside_gid = ids.inside_gid;
-    plan.mount_steps = local::plan_root_filesystem(filesystem);
-    if (!program.mount_steps.empty()) local::insert_before_entering_root(plan.mount_steps, program.mount_steps);
     plan.inside_uid = ids.inside_uid;
     plan.inside_gid = ids.inside_gid;
     plan.clear_supplementary_groups = ids.allow_setgroups;
@@ -302,10 +245,9 @@ local::SupervisionRequest local::stage_request(const LocalSandbox::Settings& set
     plan.program_source = program.program_source;
     plan.workspace_files = program.workspace_files;
     plan.collect = program.collect;
-    plan.executable = program.executable.starts_with(kWorkspace) ? program.executable : local::path_inside(program.executable);
+    plan.executable = std::move(executable);
     plan.arguments = program.arguments;
-    plan.environment = base_environment();
-    plan.environment.insert(plan.environment.end(), program.environment.begin(), program.environment.end());
+    plan.environment = std::move(environment);
     const bool cgroup = local::cgroup_support().version != local::CgroupSupport::Version::none;
     plan.rlimits = local::plan_rlimits(limits, cgroup);
     local::adapt_rlimits(request.language, limits, cgroup, plan.rlimits);
@@ -320,6 +262,48 @@ local::SupervisionRequest local::stage_request(const LocalSandbox::Settings& set
     supervision.language = request.language;
     supervision.stdin_data = program.stdin_data;
     return supervision;
+}
+
+}  // namespace
+
+local::SupervisionRequest local::base_request(const LocalSandbox::Settings& settings, const ExecRequest& request,
+                                              bool with_filesystem, const FilesystemAdditions& additions) {
+    // The language's interpreter runs the request's code, written to the workspace.
+    const auto python = local::sandbox_python(settings.python, request.template_name);
+    const auto command = local::program_command(request.language, kWorkspace, python.info, local::configured_node(settings.options.node_executable),
+                                                request.limits);
+    StageProgram program;
+    program.executable = command.executable;
+    program.arguments = command.arguments;
+    const auto executable = local::path_inside(command.executable);
+    program.arguments.front() = executable;
+    program.arguments.push_back(command.program_path);
+    program.read_only_paths = command.read_only_paths;
+    program.program_path = command.program_path;
+    program.program_source = request.code;
+    program.workspace_files = local::workspace_entries(request.files, kWorkspace);
+    program.collect = request.collect;
+    program.stdin_data = request.stdin_data;
+    // The environment: the base one, the template's variables in place of the same names, then the request's.
+    auto environment = base_environment();
+    for (const auto& variable : local::template_environment(python, "/usr/local/bin:/usr/bin:/bin")) {
+        const auto name = variable.substr(0, variable.find('=') + 1);
+        auto same = std::find_if(environment.begin(), environment.end(),
+                                 [&](const std::string& existing) { return existing.rfind(name, 0) == 0; });
+        if (same != environment.end()) *same = variable;
+        else environment.push_back(variable);
+    }
+    for (const auto& [name, value] : request.env) environment.push_back(name + "=" + value);
+    return plan_supervision(settings, request, request.limits, program, executable, std::move(environment), with_filesystem, additions);
+}
+
+local::SupervisionRequest local::stage_request(const LocalSandbox::Settings& settings, const ExecRequest& request,
+                                               const Limits& limits, const StageProgram& program) {
+    auto environment = base_environment();
+    environment.insert(environment.end(), program.environment.begin(), program.environment.end());
+    // A stage's program may be an artifact in the workspace (a compiled binary); anything else is a host path.
+    auto executable = program.executable.starts_with(kWorkspace) ? program.executable : local::path_inside(program.executable);
+    return plan_supervision(settings, request, limits, program, std::move(executable), std::move(environment), true, {});
 }
 
 namespace {

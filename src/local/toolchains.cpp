@@ -4,22 +4,21 @@
 // openjdk-17-jdk-headless under /usr) as with installs elsewhere (/usr/local/go, ~/.rustup/toolchains/X).
 #include "local/toolchains.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <iostream>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <openssl/evp.h>
 #include <sstream>
 
 #include "e2beval/core/error.hpp"
 #include "e2beval/local/templates.hpp"
-#include "local/fd.hpp"
+#include "local/go_std_cache.hpp"
 #include "local/interpreters.hpp"
 
 namespace e2beval::local {
@@ -74,69 +73,23 @@ std::string find_binary(const std::string& name) {
     return {};
 }
 
-// The binary a ToolSpec names: its env override when set, else its name on PATH. Throws with the install hint.
+// The binary a ToolSpec names: its env override when set, else its name on PATH. Throws with the install hint:
+// an override that names nothing is the user's setting to fix, a name missing from PATH a package to install.
 std::string locate(const ToolSpec& tool, std::string_view language) {
-    std::string wanted(tool.binary);
-    if (!tool.env_override.empty())
-        if (const char* configured = std::getenv(std::string(tool.env_override).c_str()); configured && *configured) wanted = configured;
-    const auto found = find_binary(wanted);
-    if (!found.empty()) return found;
-    throw sandbox_error(std::string(language) + " needs `" + wanted + "`, which this host does not have" +
-                            (tool.env_override.empty() ? std::string() : " (or set " + std::string(tool.env_override) + " to its path)") +
+    const std::string variable(tool.env_override);
+    if (!variable.empty())
+        if (const char* configured = std::getenv(variable.c_str()); configured && *configured) {
+            if (auto found = find_binary(configured); !found.empty()) return found;
+            throw sandbox_error(std::string(language) + ": " + variable + " names `" + configured + "`, which is not an executable "
+                                    "file on this host; point it at the " + std::string(tool.binary) + " to use, or unset it to use `" +
+                                    std::string(tool.binary) + "` from PATH (install it: " + std::string(tool.install_hint) + ")",
+                                errc::unsupported);
+        }
+    if (auto found = find_binary(std::string(tool.binary)); !found.empty()) return found;
+    throw sandbox_error(std::string(language) + " needs `" + std::string(tool.binary) + "`, which this host does not have" +
+                            (variable.empty() ? std::string() : " (or set " + variable + " to its path)") +
                             "; install it: " + std::string(tool.install_hint),
                         errc::unsupported);
-}
-
-std::string hex_sha256(std::string_view text) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    if (EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr) != 1)
-        throw sandbox_error("EVP_Digest(sha256) failed");
-    static const char* kHex = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < length; ++i) out += {kHex[digest[i] >> 4], kHex[digest[i] & 15]};
-    return out;
-}
-
-// Go compiles the standard library into its build cache on first use (Go 1.20 and later ship no precompiled
-// std): ~20 CPU-seconds for fmt and testing alone, more than a compile's limits. All of std (81.5 CPU-s and 170 MB
-// here): a cache prepared for a list of packages (23.5 CPU-s) made every package outside it fail to compile
-// ("package vendor/golang.org/x/net/dns/dnsmessage is not in std" for net), the go command's index of GOROOT
-// being in the cache too. e2beval builds it once per toolchain, here, on the host:
-// only the toolchain's own sources are compiled (no code under test, no network: GOPROXY=off), with the same
-// settings the sandbox uses, into a temporary directory renamed into place when complete. A sandboxed `go build`
-// then reads it as the lower layer of an overlay (its writes land in the workspace).
-std::string prepare_go_cache(const Toolchain& go, const std::string& goroot) {
-    const fs::path root = toolchain_cache_directory();
-    const fs::path ready = root / ("go-" + hex_sha256(go.compiler + "\n" + go.version).substr(0, 16));
-    std::error_code ec;
-    if (fs::is_directory(ready / "cache", ec)) return (ready / "cache").string();
-    fs::create_directories(root, ec);
-    if (ec) throw sandbox_error("cannot create " + root.string() + " for Go's prepared build cache: " + ec.message());
-    // One preparation at a time across processes; the second finds it ready.
-    const UniqueFd lock(::open((root / ".go-prepare.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-    if (lock) ::flock(lock.get(), LOCK_EX);
-    if (fs::is_directory(ready / "cache", ec)) return (ready / "cache").string();
-    const fs::path work = root / (".go-prepare-" + std::to_string(::getpid()));
-    fs::remove_all(work, ec);
-    fs::create_directories(work / "cache", ec);
-    const std::vector<std::string> environment = {
-        "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=" + work.string(), "GOROOT=" + goroot,
-        "GOCACHE=" + (work / "cache").string(), "GOPATH=" + (work / "gopath").string(), "GOENV=off", "GOTELEMETRY=off",
-        "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=", "CGO_ENABLED=0", "GO111MODULE=on", go.compiler};
-    auto build = environment;
-    build.insert(build.end(), {"build", "std"});
-    try {
-        run_host_command(build, "Go's standard library did not build into e2beval's prepared cache");
-    } catch (...) {
-        fs::remove_all(work, ec);
-        throw;
-    }
-    fs::create_directories(ready, ec);
-    fs::rename(work / "cache", ready / "cache", ec);
-    fs::remove_all(work, ec);
-    if (ec && !fs::is_directory(ready / "cache")) throw sandbox_error("cannot move Go's prepared build cache into " + ready.string());
-    return (ready / "cache").string();
 }
 
 std::string real_path(const std::string& path) {
@@ -145,10 +98,25 @@ std::string real_path(const std::string& path) {
     return ec ? path : real.string();
 }
 
+// The first line a toolchain's binary prints when asked `arguments` (its version, its sysroot, its GOROOT); a
+// failure names the command and the language's install hint.
+std::string ask(const std::string& binary, std::vector<std::string> arguments, const LanguageDescriptor& language) {
+    arguments.insert(arguments.begin(), binary);
+    return first_line(run_host_command(arguments, std::string(language.compiler.install_hint)));
+}
+
+// The real binary a version manager's shim or a link stands for: `name` under the install prefix the tool
+// reported (rustc's sysroot, Go's GOROOT), else the shim's own real path.
+std::string real_binary_under(const std::string& prefix, std::string_view name, const std::string& shim) {
+    std::error_code ec;
+    const auto real = fs::canonical(fs::path(prefix) / "bin" / name, ec);
+    return ec ? real_path(shim) : real.string();
+}
+
 Toolchain gnu_toolchain(const LanguageDescriptor& language) {
     Toolchain toolchain;
     toolchain.compiler = real_path(locate(language.compiler, language.display_name));
-    toolchain.version = first_line(run_host_command({toolchain.compiler, "--version"}, std::string(language.compiler.install_hint)));
+    toolchain.version = ask(toolchain.compiler, {"--version"}, language);
     return toolchain;
 }
 
@@ -156,12 +124,10 @@ Toolchain rust_toolchain(const LanguageDescriptor& language) {
     Toolchain toolchain;
     const auto rustc = locate(language.compiler, language.display_name);
     // rustup's `rustc` is a proxy that needs the user's RUSTUP_HOME: the sysroot holds the real compiler.
-    const auto sysroot = first_line(run_host_command({rustc, "--print", "sysroot"}, std::string(language.compiler.install_hint)));
-    std::error_code ec;
-    const auto real = fs::canonical(fs::path(sysroot) / "bin" / "rustc", ec);
-    toolchain.compiler = ec ? real_path(rustc) : real.string();
-    toolchain.version = first_line(run_host_command({toolchain.compiler, "--version"}, std::string(language.compiler.install_hint)));
-    add_mount(toolchain, fs::canonical(sysroot, ec).string());
+    const auto sysroot = ask(rustc, {"--print", "sysroot"}, language);
+    toolchain.compiler = real_binary_under(sysroot, "rustc", rustc);
+    toolchain.version = ask(toolchain.compiler, {"--version"}, language);
+    add_mount(toolchain, real_path(sysroot));
     const auto cc = find_binary("cc");
     if (cc.empty())
         throw sandbox_error("rustc links with `cc`, which this host does not have; install it: apt-get install gcc", errc::unsupported);
@@ -170,21 +136,23 @@ Toolchain rust_toolchain(const LanguageDescriptor& language) {
     return toolchain;
 }
 
+// Go's standard library is prepared lazily here when `prepare` (a compile needs it) and `e2beval cache prepare`
+// did not do it ahead: the waiting compile says so on stderr.
 Toolchain go_toolchain(const LanguageDescriptor& language, bool prepare) {
     Toolchain toolchain;
     const auto go = locate(language.compiler, language.display_name);
-    const auto goroot = first_line(run_host_command({go, "env", "GOROOT"}, std::string(language.compiler.install_hint)));
-    std::error_code ec;
-    const auto real = fs::canonical(fs::path(goroot) / "bin" / "go", ec);
-    toolchain.compiler = ec ? real_path(go) : real.string();
-    toolchain.version = first_line(run_host_command({toolchain.compiler, "version"}, std::string(language.compiler.install_hint)));
-    const auto real_root = fs::canonical(goroot, ec).string();
+    const auto goroot = ask(go, {"env", "GOROOT"}, language);
+    toolchain.compiler = real_binary_under(goroot, "go", go);
+    toolchain.version = ask(toolchain.compiler, {"version"}, language);
+    const auto real_root = real_path(goroot);
     add_mount(toolchain, real_root);
     toolchain.compile_environment = {"GOROOT=" + real_root, "GOCACHE=/tmp/.cache/go-build", "GOPATH=/tmp/go", "GOENV=off",
                                      "GOTELEMETRY=off", "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=", "CGO_ENABLED=0",
                                      "GO111MODULE=on", "GOWORK=off"};
     if (prepare) {
-        toolchain.prepared_go_cache = prepare_go_cache(toolchain, real_root);
+        toolchain.prepared_go_cache = ensure_go_std_cache({toolchain.compiler, toolchain.version, real_root}, [](const std::string& message) {
+            std::cerr << "e2beval: " << message << std::endl;
+        });
         add_mount(toolchain, toolchain.prepared_go_cache);
     }
     return toolchain;
@@ -219,8 +187,8 @@ Toolchain java_toolchain(const LanguageDescriptor& language) {
     toolchain.runtime = fs::canonical(java_home / "bin" / "java", ec).string();
     if (ec) throw sandbox_error("the JDK at " + java_home.string() + " has no bin/java; install it: " + std::string(language.runtime.install_hint),
                                 errc::unsupported);
-    const auto version = run_host_command({toolchain.compiler, "-version"}, std::string(language.compiler.install_hint));
-    toolchain.version = version.empty() ? "javac (" + java_home.string() + ")" : first_line(version);
+    const auto version = ask(toolchain.compiler, {"-version"}, language);
+    toolchain.version = version.empty() ? "javac (" + java_home.string() + ")" : version;
     add_mount(toolchain, java_home.string());
     add_jdk_configuration(toolchain, java_home);
     if (const char* configured = std::getenv("E2BEVAL_JAVA_CLASSPATH"); configured && *configured) {
@@ -275,7 +243,7 @@ Toolchain typescript_toolchain(const LanguageDescriptor& language, const std::st
     toolchain.tsc_script = script;
     for (const auto& path : info.read_only_paths) add_mount(toolchain, path);
     add_mount(toolchain, fs::path(script).parent_path().parent_path().string());
-    toolchain.version = "tsc " + first_line(run_host_command({info.executable, script, "--version"}, std::string(language.compiler.install_hint))) +
+    toolchain.version = "tsc " + ask(info.executable, {script, "--version"}, language) +
                         ", node " + info.version;
     return toolchain;
 }
@@ -309,12 +277,39 @@ Toolchain discover(Language language, const std::string& node, bool prepare) {
 std::string toolchain_cache_directory() { return (e2beval_cache_directory() / "toolchains").string(); }
 
 const Toolchain& find_toolchain(Language language, const std::string& node) {
+    // One entry per toolchain, each with its own lock: a Go compile waiting for the standard library's
+    // preparation holds up Go's lookups only, never another language's.
+    struct Entry {
+        std::mutex mutex;
+        std::optional<Toolchain> toolchain;
+    };
     static std::mutex mutex;
-    static std::map<std::pair<Language, std::string>, Toolchain> found;
-    std::lock_guard lock(mutex);
-    const auto key = std::pair{language, language == Language::typescript ? node : std::string()};
-    if (auto it = found.find(key); it != found.end()) return it->second;
-    return found.emplace(key, discover(language, node, true)).first->second;
+    static std::map<std::pair<Language, std::string>, std::unique_ptr<Entry>> found;
+    Entry* entry = nullptr;
+    {
+        std::lock_guard lock(mutex);
+        auto& slot = found[std::pair{language, language == Language::typescript ? node : std::string()}];
+        if (!slot) slot = std::make_unique<Entry>();
+        entry = slot.get();
+    }
+    std::lock_guard lock(entry->mutex);
+    if (!entry->toolchain) entry->toolchain = discover(language, node, true);  // throws: nothing is kept, the next call asks again
+    return *entry->toolchain;
+}
+
+std::string prepare_toolchain_caches(Language language, const std::string& node,
+                                     const std::function<void(const std::string&)>& progress) {
+    const auto& descriptor = describe(language);
+    if (language != Language::go) {
+        const auto toolchain = discover(language, node, false);  // throws when it is missing, as a compile would
+        return std::string(descriptor.name) + ": nothing to prepare (" + toolchain.version + ")";
+    }
+    const auto go = discover(language, node, false);
+    const auto root = std::find_if(go.compile_environment.begin(), go.compile_environment.end(),
+                                   [](const std::string& setting) { return setting.starts_with("GOROOT="); });
+    const GoToolchainIdentity identity{go.compiler, go.version, root->substr(std::string_view("GOROOT=").size())};
+    if (const auto ready = ready_go_std_cache(identity)) return "go: standard library already prepared for " + go.version + " in " + *ready;
+    return "go: standard library prepared for " + go.version + " in " + ensure_go_std_cache(identity, progress);
 }
 
 ToolchainStatus probe_toolchain(Language language, const std::string& node) {

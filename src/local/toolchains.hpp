@@ -3,6 +3,7 @@
 // language's descriptor (e2beval/core/language.hpp): its env override, else PATH.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,13 @@ struct ToolchainStatus {
     std::string problem;
 };
 ToolchainStatus probe_toolchain(Language language, const std::string& node);
+
+// `e2beval cache prepare LANG`: what the toolchain of `language` shares between compiles made ready now, on this
+// thread (Go: its standard library's build cache, go_std_cache.hpp; the other languages have nothing to prepare).
+// Returns a line saying what was done; `progress` hears a preparation's start. Throws sandbox_error as
+// find_toolchain does when the toolchain is missing, or when the preparation fails.
+std::string prepare_toolchain_caches(Language language, const std::string& node,
+                                     const std::function<void(const std::string&)>& progress);
 
 // The directory of e2beval's prepared toolchain caches ($E2BEVAL_CACHE_DIR/toolchains).
 std::string toolchain_cache_directory();

@@ -80,7 +80,15 @@ TEST_CASE("each compiled language compiles in a sandbox, then runs: hello, stdin
         const auto& language = describe(sample.language);
         CAPTURE(language.name);
         if (sample.language == Language::typescript && !typescript_available()) {
-            WARN_MESSAGE(false, "TypeScript not tested: no tsc (tools/typescript or E2BEVAL_TSC); scripts/test.sh installs it");
+            // The test command installs every toolchain and says so (E2BEVAL_REQUIRE_TOOLCHAINS=1): there, a
+            // missing tsc is a defect of the set-up. Elsewhere (a developer's ctest) it is a visible skip.
+            const char* required = std::getenv("E2BEVAL_REQUIRE_TOOLCHAINS");
+            if (required && std::string_view(required) == "1")
+                FAIL_CHECK("TypeScript cannot be tested: no tsc (tools/typescript or E2BEVAL_TSC), and E2BEVAL_REQUIRE_TOOLCHAINS=1 "
+                           "(scripts/test.sh) requires every toolchain; run scripts/setup.sh --tests, which installs it");
+            else
+                MESSAGE("SKIPPED: TypeScript not tested: no tsc (tools/typescript or E2BEVAL_TSC); scripts/setup.sh --tests installs "
+                        "it (under scripts/test.sh, E2BEVAL_REQUIRE_TOOLCHAINS=1 makes this a failure)");
             continue;
         }
         const auto hello = run(sample.language, sample.hello);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,7 +93,14 @@ struct MultiplEOptions {
     // MultiPL-E sets no memory limit (its answers may need it: cpp HumanEval_129's search peaks at 870 MiB); set, it
     // replaces the settings' memory limit.
     std::optional<std::uint64_t> memory_bytes = kMultiplEMemoryBytes;
+    // Why the backend cannot compile or run `language` (a toolchain it lacks, with the package to install), or ""
+    // when it can; asked once per language. Its answers are then not run: outcome kToolchainMissing, left out of
+    // pass@k (nothing was judged), every other language's answers judged as usual. Unset: every answer is run.
+    std::function<std::string(Language)> toolchain_problem;
 };
+
+// The outcome of an answer whose language's toolchain the backend lacks (MultiplEOptions::toolchain_problem).
+inline constexpr std::string_view kToolchainMissing = "toolchain_missing";
 
 struct MultiplEItem {
     const MultiplETask* task = nullptr;
