@@ -52,3 +52,14 @@ def test_execute_many_takes_compile_limits_per_request():
     assert results[0]["outcome"] == "ok", results[0]
     assert results[0]["stdout"] == "go\n"
     assert results[1]["outcome"] == "compile_timeout"
+
+
+def test_the_same_program_judged_twice_at_once_compiles_once():
+    # pass@k's identical samples judged side by side: the second waits for the first's compile and finds it in the
+    # cache (src/local/compile_flights.cpp), instead of compiling the same source beside it. The pid makes the
+    # source new to the cache, whatever ran before.
+    code = "#include <cstdio>\nint main() { std::puts(\"%d\"); }\n" % os.getpid()
+    results = e2beval.execute_many([{"code": code, "language": "cpp"}] * 3, jobs=3)
+    assert [r["outcome"] for r in results] == ["ok"] * 3, results
+    assert [r["stdout"] for r in results] == ["%d\n" % os.getpid()] * 3
+    assert sorted(r["compile"]["cached"] for r in results) == [False, True, True], [r["compile"] for r in results]
