@@ -2,7 +2,7 @@
 # Runs every e2beval benchmark (bench/*_bench.py) and prints one table: bench | figure | value | baseline |
 # ratio | target | met?. Each ratio is against a baseline measured in the same run (see bench/README.md).
 #
-# Usage: bash bench/run_all.sh [--quick] [humaneval|latency|bwrap|session|serve|memory|promptfoo|swe ...]
+# Usage: bash bench/run_all.sh [--quick] [humaneval|latency|bwrap|session|serve|memory|promptfoo|swe|polyglot ...]
 #   --quick   fewer repeats (a smoke run; the figures are noisier)
 # The bwrap bench's set-up (bench/setup_bwrap.sh) installs Debian's bubblewrap package when bwrap is missing.
 # Exit status: 0 when every bench ran (a missed target is reported, not an error), 1 when a bench failed
@@ -23,12 +23,12 @@ benches=()
 for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
-    humaneval|latency|bwrap|session|serve|memory|promptfoo|swe) benches+=("$arg") ;;
+    humaneval|latency|bwrap|session|serve|memory|promptfoo|swe|polyglot) benches+=("$arg") ;;
     -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bench: unknown argument '$arg' (bench names: humaneval latency bwrap session serve memory promptfoo swe; option: --quick)" >&2; exit 2 ;;
+    *) echo "bench: unknown argument '$arg' (bench names: humaneval latency bwrap session serve memory promptfoo swe polyglot; option: --quick)" >&2; exit 2 ;;
   esac
 done
-[[ ${#benches[@]} -gt 0 ]] || benches=(humaneval latency bwrap session serve memory promptfoo swe)
+[[ ${#benches[@]} -gt 0 ]] || benches=(humaneval latency bwrap session serve memory promptfoo swe polyglot)
 
 quick_args() {
   case "$1" in
@@ -40,6 +40,7 @@ quick_args() {
     memory) echo "--rounds 1" ;;
     promptfoo) echo "--rounds 1" ;;
     swe) echo "--rounds 2" ;;
+    polyglot) echo "--rows 6 --k 3" ;;
   esac
 }
 
