@@ -28,6 +28,7 @@
 #include "e2beval/eval/runner.hpp"
 #include "e2beval/analysis/safety.hpp"
 #include "e2beval/core/text.hpp"
+#include "eval/compiled_shapes.hpp"
 
 namespace e2beval::cli {
 
@@ -634,6 +635,9 @@ int eval_command(const ParsedArgs& args) {
                 std::snprintf(score, sizeof score, "%.2f", verdict ? verdict->score : 0.0);
                 std::cout << padded(std::to_string(i + 1), 4) << padded(one_line(entry.id, 24), 26)
                           << padded(result_word, 8) << padded(score, 7) << one_line(reason, 160) << std::endl;
+                // A compiled program's compile stage (once) and its cases, under the test's row.
+                if (verdict)
+                    for (const auto& line : compiled_shapes::detail_lines(*verdict)) std::cout << std::string(8, ' ') << one_line(line, 180) << "\n";
             }
         }
     };
@@ -821,8 +825,12 @@ const std::vector<Command>& commands() {
           "Evaluate recorded model outputs against their tests; print a table, write metrics and the report.",
           "SUITE is JSON ({\"tests\": [...]} or a list) or JSONL (one test per line). Each test has `output` (the\n"
           "model's raw answer), `vars` (the promptfoo test vars: function_name with test_cases or test_input and\n"
-          "expected_output / expected_error, or testCode with expectedOutput), and optionally `id`, `provider`,\n"
-          "`model`. A broken test is reported as invalid and the others still run. Exit status: 0 all passed,\n"
+          "expected_output / expected_error, testCode with expectedOutput, cases [{stdin, stdout}], tests, ...;\n"
+          "docs/test-shapes.md), and optionally `id`, `provider`, `model`. vars.language (python, javascript,\n"
+          "bash, c, cpp, go, rust, java, typescript) picks the language: stdin/stdout cases compile once and run\n"
+          "each case against the program (the table shows the compile stage and each case under the test's row),\n"
+          "`tests` in another language than Python is MultiPL-E's shape (appended to the answer; passes on exit 0).\n"
+          "A broken test is reported as invalid and the others still run. Exit status: 0 all passed,\n"
           "1 a test failed, 2 a test was invalid.\n\n"
           "--humaneval FILE [--samples FILE] evaluates HumanEval: each sample passes when prompt + completion +\n"
           "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator),\n"
