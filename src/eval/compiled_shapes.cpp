@@ -93,7 +93,16 @@ std::string with_note(std::string reason, const std::string& note) {
 }  // namespace
 
 std::vector<std::string> stop_tokens_of(const json::value& value) {
-    if (!value.is_array()) throw input_error("vars.stop_tokens must be a list of strings, got " + json::serialize(value));
+    if (value.is_string()) {
+        // promptfoo expands a var that is a list into one test per item: there, the list is written as JSON text
+        // ('["\n}", "\nfunc"]'), or one token is given as a string.
+        boost::system::error_code ec;
+        const auto parsed = json::parse(value.get_string(), ec);
+        if (!ec && parsed.is_array()) return stop_tokens_of(parsed);
+        return {std::string(value.get_string())};
+    }
+    if (!value.is_array())
+        throw input_error("vars.stop_tokens must be a list of strings (or one string, or a list as JSON text), got " + json::serialize(value));
     std::vector<std::string> tokens;
     for (const auto& token : value.get_array()) {
         if (!token.is_string()) throw input_error("vars.stop_tokens must hold strings only, got " + json::serialize(token));
@@ -139,7 +148,11 @@ void plan(PreparedEvaluation& prepared, std::string_view model_output, const Ext
             try {
                 check_spec(spec, language);  // a language the fence chose was not checked with the vars
                 // The answer as MultiPL-E's evaluation takes it: assembly chooses the fenced block itself.
-                auto program = assemble_multipl_e(task_of(spec, language), model_output, AnswerKind::automatic);
+                // promptfoo (and chat front ends) trim the answer: a continuation that ended with Java's stop token
+                // "\n    }\n" arrives as "...\n    }", which the token no longer matches. The newline comes back.
+                std::string answer(model_output);
+                if (!answer.empty() && answer.back() != '\n') answer += '\n';
+                auto program = assemble_multipl_e(task_of(spec, language), answer, AnswerKind::automatic);
                 source = std::move(program.source);
                 prepared.program_note = "assembled as MultiPL-E's " + std::string(to_string(program.kind)) + ": " +
                                         program.explanation;

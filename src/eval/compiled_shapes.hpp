@@ -22,7 +22,8 @@ inline constexpr std::string_view kShapesOfOtherLanguages =
     "--multipl-e` does; passes when the program exits 0), or testCode with expectedOutput (or expectedOutput "
     "alone: the answer's own output) (docs/test-shapes.md)";
 
-// vars.stop_tokens: a list of strings. Throws input_error otherwise.
+// vars.stop_tokens: a list of strings, one string (one token), or a list written as JSON text (promptfoo expands a
+// var that is a list into one test per item). Throws input_error otherwise.
 std::vector<std::string> stop_tokens_of(const boost::json::value& value);
 
 // What a test in `language` cannot be, as an input_error (C `tests` with a prompt: MultiPL-E has no C; a prompt

@@ -64,8 +64,11 @@ TEST_CASE("a compiled language's vars are read, and a Python-only shape says whi
                          doctest::Contains("MultiPL-E has no C programs"), input_error);
     CHECK_THROWS_WITH_AS(TestSpec::from_vars_json(vars("cpp", R"("tests": "}", "prompt": "no signature here")")),
                          doctest::Contains("vars.prompt does not end with a function's signature"), input_error);
-    CHECK_THROWS_WITH_AS(TestSpec::from_vars_json(vars("cpp", R"("tests": "}", "stop_tokens": "\n}")")),
+    CHECK_THROWS_WITH_AS(TestSpec::from_vars_json(vars("cpp", R"("tests": "}", "stop_tokens": 3)")),
                          doctest::Contains("vars.stop_tokens must be a list of strings"), input_error);
+    CHECK(TestSpec::from_vars_json(vars("cpp", R"("tests": "}", "stop_tokens": "\n}")")).stop_tokens == std::vector<std::string>{"\n}"});
+    CHECK(TestSpec::from_vars_json(vars("go", R"("tests": "}", "stop_tokens": "[\"\\nfunc\", \"struct\"]")")).stop_tokens ==
+          std::vector<std::string>{"\nfunc", "struct"});
     CHECK_THROWS_WITH_AS(TestSpec::from_vars_json(vars("cobol", kSumCases)), doctest::Contains("is not one of python, javascript, bash, c, cpp"),
                          input_error);
 }

@@ -39,9 +39,11 @@ SUMMING = {
     "java": "// {nonce}\nimport java.util.*;\npublic class Main {{ public static void main(String[] a) {{\n"
             "  Scanner in = new Scanner(System.in); long n = in.nextLong(), s = {bias};\n"
             "  for (long i = 0; i < n; i++) s += in.nextLong(); System.out.println(s); }} }}\n",
-    "typescript": "// {nonce}\ndeclare var require: any;\nconst v = require('fs').readFileSync(0, 'utf8').split(/\\s+/)"
-                  ".filter((t: string) => t).map(Number);\nlet s: number = {bias};\n"
-                  "for (let i = 1; i <= v[0]; i++) s += v[i];\nconsole.log(s);\n",
+    # (the scanner's standard preset blocks require('fs'); process.stdin reads the input as well)
+    "typescript": "// {nonce}\ndeclare var process: any;\nlet data = '';\n"
+                  "process.stdin.on('data', (c: any) => {{ data += c; }});\nprocess.stdin.on('end', () => {{\n"
+                  "  const v = data.split(/\\s+/).filter((t: string) => t).map(Number);\n  let s: number = {bias};\n"
+                  "  for (let i = 1; i <= v[0]; i++) s += v[i];\n  console.log(s);\n}});\n",
 }
 BROKEN = {
     "cpp": "int main() { return undefined_name; }\n",
@@ -88,7 +90,13 @@ def promptfoo_tests() -> list:
     for language, body in (("cpp", "    return x + y;\n}\n"), ("java", "        return x + y;\n    }\n"),
                            ("go", "    return x + y\n}\n"), ("rs", "    x + y\n}\n"), ("ts", "    return x + y;\n}\n")):
         row = multipl_e_row(language)
-        vars_ = {"language": row["language"], "prompt": row["prompt"], "tests": row["tests"], "stop_tokens": row["stop_tokens"]}
+        # promptfoo expands a var that is a list into one test per item: stop tokens go as JSON text (or one string);
+        # without them, MultiPL-E's for the language.
+        vars_ = {"language": row["language"], "prompt": row["prompt"], "tests": row["tests"]}
+        if language == "go":
+            vars_["stop_tokens"] = json.dumps(row["stop_tokens"])
+        elif language == "cpp":
+            vars_["stop_tokens"] = row["stop_tokens"][0]
         add(f"{language} tests: free-form", row["gpt_solution"], vars_)
         add(f"{language} tests: continuation", body, vars_)
         add(f"{language} tests: wrong", body.replace("x + y", "x - y"), vars_)
@@ -122,8 +130,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> PromptfooRun:
 
 
 def verdict(run: PromptfooRun, description: str) -> tuple:
-    grading = run.row(description)["gradingResult"]
-    return grading["pass"], grading["reason"], grading
+    """e2beval's own result (the assertion's): pass, reason, and the result with its componentResults (the cases)."""
+    own = run.row(description)["gradingResult"]["componentResults"][0]
+    return own["pass"], own["reason"], own
 
 
 PASSING = ["cpp cases, config: right", "java cases, vars: right", "go cases, fence: right", "typescript cases, fence ts: right",

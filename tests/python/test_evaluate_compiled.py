@@ -30,9 +30,10 @@ def summing(language: str, bias: int = 0) -> str:
                 "    for (long i = 0; i < n; i++) s += in.nextLong();\n    System.out.println(s);\n  }\n}\n" % bias,
         "go": fresh("//") + "package main\nimport \"fmt\"\nfunc main() {\n  var n, x, s int\n  s = %d\n  fmt.Scan(&n)\n"
               "  for i := 0; i < n; i++ { fmt.Scan(&x); s += x }\n  fmt.Println(s)\n}\n" % bias,
-        "typescript": fresh("//") + "declare var require: any;\nconst nums = require('fs').readFileSync(0, 'utf8')"
-                      ".split(/\\s+/).filter((t: string) => t).map(Number);\n"
-                      "let s: number = %d;\nfor (let i = 1; i <= nums[0]; i++) s += nums[i];\nconsole.log(s);\n" % bias,
+        "typescript": fresh("//") + "declare var process: any;\nlet data = '';\n"
+                      "process.stdin.on('data', (c: any) => { data += c; });\nprocess.stdin.on('end', () => {\n"
+                      "  const v = data.split(/\\s+/).filter((t: string) => t).map(Number);\n  let s: number = %d;\n"
+                      "  for (let i = 1; i <= v[0]; i++) s += v[i];\n  console.log(s);\n});\n" % bias,
     }
     return f"Here it is:\n\n```{language}\n{programs[language]}```\n"
 
