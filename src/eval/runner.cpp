@@ -807,6 +807,8 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
         exec.stdout_data.erase(at > 0 && exec.stdout_data[at - 1] == '\n' ? at - 1 : at);
     }
     verdict.exec = exec;
+    if (exec.compile)  // testCode / expectedOutput in a compiled language: its one compile, as the other shapes show it
+        verdict.compile = CompileStage{*exec.compile, exec.compile->cached ? 0u : 1u, exec.compile->cached ? 1u : 0u};
 
     const auto execution_error = [&]() -> std::string {
         if (exec.compile && exec.compile->outcome != Outcome::ok) return case_judging::compile_reason(*exec.compile);

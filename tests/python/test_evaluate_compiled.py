@@ -121,3 +121,28 @@ def test_evaluate_many_runs_the_cases_of_each_program_against_one_compile():
     assert [v["pass"] for v in verdicts] == [True, False, True], [v["reason"] for v in verdicts]
     assert (verdicts[0]["compile"]["compiler_runs"], verdicts[0]["compile"]["cache_hits"]) == (1, 2)
     assert verdicts[2]["compile"] is None  # Python: no compile stage
+
+
+def test_javascript_and_bash_take_the_program_shapes_too():
+    # stdin/stdout cases, one execution each (nothing to compile).
+    bash = "```bash\nread n; read -a xs; s=0; for x in \"${xs[@]}\"; do s=$((s + x)); done; echo $s\n```"
+    verdict = e2beval.evaluate(bash, {"language": "bash", "cases": CASES})
+    assert verdict["pass"] is True, verdict["reason"]
+    assert verdict["compile"] is None
+    assert [case["outcome"] for case in verdict["cases"]] == ["ok", "ok", "ok"]
+    # MultiPL-E's JavaScript tests appended to a free-form answer; a wrong one fails on node's assert.
+    row = multipl_e_row("js")
+    vars_ = {"language": row["language"], "prompt": row["prompt"], "tests": row["tests"]}
+    right = e2beval.evaluate("```js\nfunction add(x, y) {\n  return x + y;\n}\n```", vars_)
+    assert right["pass"] is True, right["reason"]
+    wrong = e2beval.evaluate("```js\nfunction add(x, y) {\n  return x * y;\n}\n```", vars_)
+    assert wrong["pass"] is False
+    assert "AssertionError" in wrong["reason"], wrong["reason"]
+
+
+def test_test_code_in_a_compiled_language_reports_its_compile_stage():
+    answer = "```cpp\n" + fresh("//") + "#include <cstdio>\nint twice(int x) { return 2 * x; }\n```"
+    verdict = e2beval.evaluate(answer, {"language": "cpp", "testCode": "int main() { std::printf(\"%d\\n\", twice(21)); }",
+                                        "expectedOutput": "42"})
+    assert verdict["pass"] is True, verdict["reason"]
+    assert (verdict["compile"]["outcome"], verdict["compile"]["compiler_runs"], verdict["compile"]["cache_hits"]) == ("ok", 1, 0)
