@@ -276,7 +276,10 @@ def evaluate(
 ) -> dict:
     """Evaluate a model's answer against a test given as promptfoo vars.
 
-    Returns the verdict: ``{pass, score, reason, cases, findings, extraction, exec}``. A model that wrote
+    Returns the verdict: ``{pass, score, reason, cases, findings, extraction, exec, compile}``. ``vars.language``
+    (``"cpp"``, ``"java"``, ...; else a compiled language's fence, else Python) runs stdin/stdout ``cases`` compiled
+    once and run per case, ``tests`` appended to the answer (MultiPL-E's shape) and ``expectedOutput``;
+    ``compile`` is the compile stage, once (None for an interpreted language; docs/test-shapes.md). A model that wrote
     no code, unsafe code, failing code or text that is not UTF-8 (a lone surrogate) gets a failing verdict;
     InputError is raised only for bad vars or options.
     ``compare`` (a mode name or ``{mode, tolerance, pattern}``) applies when the vars set none themselves.

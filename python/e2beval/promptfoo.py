@@ -290,6 +290,8 @@ def _component(case) -> dict:
             "expected": case.get("expected", ""),
             "actual": _excerpt(case.get("actual", ""), EXCERPT_CHARS),
             "stdout": _excerpt(case.get("stdout", ""), EXCERPT_CHARS),
+            # A case run as a program of its own (a compiled language's stdin/stdout case): its outcome and run time.
+            **({"outcome": case["outcome"], "run_ms": case.get("run_ms")} if case.get("outcome") else {}),
         },
     }
 
@@ -309,6 +311,7 @@ def _metadata(verdict, status: str, started: float) -> dict:
         "extraction": extraction.get("explanation"),
         "findings": verdict["findings"],
         **_execution_metadata(verdict.get("exec")),
+        **({"compile": verdict["compile"]} if verdict.get("compile") else {}),
         "total_s": _since(started),
         "e2beval_version": e2beval.__version__,
     }

@@ -28,6 +28,7 @@
 #include "e2beval/eval/runner.hpp"
 #include "e2beval/analysis/safety.hpp"
 #include "e2beval/core/text.hpp"
+#include "eval/compiled_shapes.hpp"
 
 namespace e2beval::cli {
 
@@ -634,6 +635,9 @@ int eval_command(const ParsedArgs& args) {
                 std::snprintf(score, sizeof score, "%.2f", verdict ? verdict->score : 0.0);
                 std::cout << padded(std::to_string(i + 1), 4) << padded(one_line(entry.id, 24), 26)
                           << padded(result_word, 8) << padded(score, 7) << one_line(reason, 160) << std::endl;
+                // A compiled program's compile stage (once) and its cases, under the test's row.
+                if (verdict)
+                    for (const auto& line : compiled_shapes::detail_lines(*verdict)) std::cout << std::string(8, ' ') << one_line(line, 180) << "\n";
             }
         }
     };
@@ -821,9 +825,11 @@ const std::vector<Command>& commands() {
           "Evaluate recorded model outputs against their tests; print a table, write metrics and the report.",
           "SUITE is JSON ({\"tests\": [...]} or a list) or JSONL (one test per line). Each test has `output` (the\n"
           "model's raw answer), `vars` (the promptfoo test vars: function_name with test_cases or test_input and\n"
-          "expected_output / expected_error, or testCode with expectedOutput), and optionally `id`, `provider`,\n"
-          "`model`. A broken test is reported as invalid and the others still run. Exit status: 0 all passed,\n"
-          "1 a test failed, 2 a test was invalid.\n\n"
+          "expected_output / expected_error, testCode with expectedOutput, cases [{stdin, stdout}], tests, ...;\n"
+          "docs/test-shapes.md), and optionally `id`, `provider`, `model`. vars.language c, cpp, go, rust, java,\n"
+          "typescript: cases compile once and each runs against the program (shown under the test's row); `tests`\n"
+          "are appended to the answer (MultiPL-E's shape, exit 0 passes). A broken test is reported as invalid and\n"
+          "the others still run. Exit status: 0 all passed, 1 a test failed, 2 a test was invalid.\n\n"
           "--humaneval FILE [--samples FILE] evaluates HumanEval: each sample passes when prompt + completion +\n"
           "test + check(entry_point) runs without an exception; prints failures and pass@k (unbiased estimator),\n"
           "writes SAMPLES_results.jsonl as human-eval does, and metrics and the report as for a suite.\n\n"

@@ -201,7 +201,8 @@ AssertionOptions assertion_options_from_json(const json::value& config) {
             // The language's own name only: a config is written once and read by people, unlike a fence tag.
             const auto language = value.is_string() ? language_from_tag(value.get_string()) : std::nullopt;
             if (!language || to_string(*language) != std::string_view(value.get_string()))
-                refuse("language must be one of python, javascript, bash, got " + shown_config_value(value));
+                refuse("language must be one of python, javascript, bash, c, cpp, go, rust, java, typescript, got " +
+                       shown_config_value(value));
             options.language = language;
         } else if (key == "compare") {
             options.compare = compare_of(value);

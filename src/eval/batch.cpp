@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 
 #include "e2beval/core/error.hpp"
+#include "compiled_shapes.hpp"
 
 namespace e2beval {
 
@@ -29,6 +30,34 @@ void run_bounded(std::size_t count, const BatchOptions& options,
     };
     for (std::size_t i = 0; i < std::min(jobs, count); ++i) launch_next();
     context.run();
+}
+
+// A program judged per stdin/stdout case (compiled_shapes.hpp): its executions one after another in the batch's
+// slot, the first compiling and the later ones taking its artifact from the compile cache.
+struct CaseChain {
+    Sandbox& sandbox;
+    const Runner& runner;
+    boost::asio::io_context& context;
+    std::shared_ptr<PreparedEvaluation> prepared;
+    const TestSpec& spec;
+    Verdict& verdict;
+    std::function<void()> done;
+    std::vector<ExecResult> results;
+};
+
+void run_next_case(std::shared_ptr<CaseChain> chain) {
+    const std::size_t at = chain->results.size();
+    const auto& prepared = *chain->prepared;
+    if (at > 0 && (at > prepared.later_requests.size() || !compiled_shapes::runs_later_cases(chain->results.front()))) {
+        chain->verdict = chain->runner.finish(std::move(*chain->prepared), std::move(chain->results), chain->spec);
+        chain->done();
+        return;
+    }
+    const ExecRequest& request = at == 0 ? *prepared.request : prepared.later_requests[at - 1];
+    chain->sandbox.async_execute(request, boost::asio::bind_executor(chain->context, [chain](boost::system::error_code, ExecResult result) {
+                                     chain->results.push_back(std::move(result));
+                                     run_next_case(chain);
+                                 }));
 }
 
 }  // namespace
@@ -57,6 +86,10 @@ std::vector<Verdict> evaluate_many(Sandbox& sandbox, const RunnerOptions& runner
         if (!prepared->request) {
             verdicts[index] = std::move(prepared->verdict);
             boost::asio::post(context, done);
+            return;
+        }
+        if (prepared->native_language) {
+            run_next_case(std::make_shared<CaseChain>(CaseChain{sandbox, runner, context, prepared, item.spec, verdicts[index], done, {}}));
             return;
         }
         sandbox.async_execute(*prepared->request,

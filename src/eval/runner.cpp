@@ -15,10 +15,14 @@
 #include <sstream>
 
 #include "e2beval/core/error.hpp"
+#include "e2beval/eval/assembly.hpp"
 #include "e2beval/eval/humaneval.hpp"
 #include "e2beval/core/json.hpp"
+#include "e2beval/core/language.hpp"
 #include "e2beval/core/text.hpp"
 #include "eval/harness.hpp"
+#include "case_judging.hpp"
+#include "compiled_shapes.hpp"
 
 namespace e2beval {
 
@@ -26,10 +30,14 @@ namespace json = boost::json;
 
 namespace {
 
+using case_judging::clip;
+using case_judging::judge_output;
+
 constexpr std::string_view kAcceptedShapes =
     "give function_name with test_cases (or test_input and expected_output / expected_error), testCode with "
-    "expectedOutput, prompt + test + entry_point (HumanEval), tests (Python asserts), or cases (a list of "
-    "{stdin, stdout}); optional: setup, compare, language (docs/test-shapes.md)";
+    "expectedOutput (or expectedOutput alone: the answer's own output), prompt + test + entry_point (HumanEval), "
+    "tests (Python asserts; in another language, appended to the answer), or cases (a list of {stdin, stdout}); "
+    "optional: setup, compare, language (docs/test-shapes.md)";
 
 std::string shortest_number(double value) {
     char buffer[64];
@@ -101,14 +109,6 @@ std::string identifier(const json::value& value, std::string_view name) {
     return text;
 }
 
-
-// At most `max_bytes` of `text` (cut on a character boundary, "…" appended), so reasons stay readable.
-std::string clip(std::string_view text, std::size_t max_bytes = 500) {
-    if (text.size() <= max_bytes) return std::string(text);
-    std::size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    return std::string(text.substr(0, cut)) + "\xE2\x80\xA6";
-}
 
 std::string random_marker() {
     std::random_device device;
@@ -488,20 +488,6 @@ std::vector<CaseResult> case_outlines(const TestSpec& spec) {
     return outlines;
 }
 
-// "Correct output: X" or "Expected X, got Y (detail)", the tutorial's wording for every compared output.
-void judge_output(CaseResult& result, const std::string& expected, const CompareMode& mode) {
-    const auto comparison = compare_output(expected, result.actual, mode);
-    const auto got = trim_whitespace(result.actual);
-    result.passed = comparison.equal;
-    if (comparison.equal) {
-        result.reason = "Correct output: " + clip(got);
-        return;
-    }
-    const auto shown = mode.kind == CompareKind::regex && mode.pattern ? *mode.pattern : trim_whitespace(expected);
-    result.reason = "Expected " + clip(shown) + ", got " + (got.empty() ? std::string("(empty)") : clip(got));
-    if (!comparison.detail.empty()) result.reason += " (" + comparison.detail + ")";
-}
-
 void judge_snippet(CaseResult& result, const json::object& entry, const std::string& label) {
     result.stdout_data = string_field(entry, "stdout");
     if (!entry.contains("error")) {
@@ -578,8 +564,11 @@ TestSpec TestSpec::from_vars(const json::object& vars) {
     TestSpec spec;
     if (const auto* language = field(vars, {"language"})) {
         const auto tag = required_string(*language, "language");
-        const auto parsed = language_from_tag(tag);
-        if (!parsed) throw input_error("vars.language '" + tag + "' is not one of python, javascript, bash");
+        // Fence tags and MultiPL-E's names ("go_test.go", "rs") too: a MultiPL-E row can be a test's vars as it is.
+        auto parsed = language_from_tag(tag);
+        if (!parsed) parsed = multipl_e_language(tag);
+        if (!parsed)
+            throw input_error("vars.language '" + tag + "' is not one of python, javascript, bash, c, cpp, go, rust, java, typescript");
         spec.language = *parsed;
     }
     if (const auto* setup = field(vars, {"setup"})) spec.setup = required_string(*setup, "setup");
@@ -604,6 +593,9 @@ TestSpec TestSpec::from_vars(const json::object& vars) {
         read_humaneval(vars, spec);
     } else if (const auto* tests = field(vars, {"tests"})) {
         read_asserts(*tests, spec);
+        // Read for another language than Python, where `tests` is MultiPL-E's shape (compiled_shapes.cpp).
+        if (const auto* prompt = field(vars, {"prompt"})) spec.prompt = required_string(*prompt, "prompt");
+        if (const auto* stops = field(vars, {"stop_tokens", "stopTokens"})) spec.stop_tokens = compiled_shapes::stop_tokens_of(*stops);
     } else if (const auto* cases = field(vars, {"cases"})) {
         read_stdio_cases(*cases, spec);
     } else if (const auto* test_code = field(vars, {"testCode", "test_code"})) {
@@ -611,6 +603,11 @@ TestSpec TestSpec::from_vars(const json::object& vars) {
         spec.test_code = required_string(*test_code, "testCode");
         const auto* expected = field(vars, {"expectedOutput", "expected_output"});
         if (!expected) throw input_error("vars has testCode but no expectedOutput to compare its output with");
+        spec.expected_output = expected_text(*expected);
+    } else if (const auto* expected = field(vars, {"expectedOutput", "expected_output"}); expected && !spec.function_name) {
+        // The answer alone is the program (a whole program in any language): its stdout is compared.
+        spec.shape = TestShape::test_code;
+        spec.test_code = std::string();
         spec.expected_output = expected_text(*expected);
     } else if (spec.function_name) {
         throw input_error("vars.function_name is '" + *spec.function_name +
@@ -623,12 +620,12 @@ TestSpec TestSpec::from_vars(const json::object& vars) {
         throw input_error("vars describe no test: " + std::string(kAcceptedShapes));
     }
 
-    const bool needs_python = spec.shape == TestShape::humaneval || spec.shape == TestShape::asserts ||
-                              spec.shape == TestShape::stdio || spec.shape == TestShape::function_calls || spec.setup;
+    const bool needs_python = spec.shape == TestShape::humaneval || spec.shape == TestShape::function_calls || spec.setup;
     if (needs_python && spec.language && *spec.language != Language::python)
         throw input_error("vars.language is " + std::string(to_string(*spec.language)) + ", but " +
                           (spec.setup ? std::string("setup") : "the " + std::string(to_string(spec.shape)) + " shape") +
-                          " runs Python only; testCode with expectedOutput works for every language");
+                          " runs Python only; " + std::string(compiled_shapes::kShapesOfOtherLanguages));
+    if (spec.language) compiled_shapes::check_spec(spec, *spec.language);
     check_expectations(spec);
     return spec;
 }
@@ -718,8 +715,18 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
     // hold Python, and is run as Python for a Python test): the verdict says that language, and the scanner's
     // rules are that language's, never the fence's. The explanation still names the fence as written. Only a
     // testCode test whose vars name no language takes the fence's (the extractor read it: Python when untagged).
-    const Language run_as = !spec.language && spec.shape == TestShape::test_code ? extraction->language : wanted;
-    if (!spec.language && spec.shape == TestShape::test_code)
+    Language run_as = !spec.language && spec.shape == TestShape::test_code ? extraction->language : wanted;
+    // stdin/stdout cases and `tests` in a compiled language's fence run as that language (compiled_shapes.cpp).
+    const auto fence = spec.language ? std::nullopt : compiled_shapes::language_of_fence(spec, extraction->language);
+    if (fence) {
+        run_as = *fence;
+        extract_options.language = run_as;
+        try {
+            extraction = CodeExtractor(extract_options).extract(model_output);
+        } catch (const error&) {
+        }
+    }
+    if (!spec.language && (spec.shape == TestShape::test_code || fence))
         prepared.language_note = "run as " + std::string(to_string(run_as)) +
                                  (extraction->method == ExtractionMethod::fenced_block && run_as != Language::python
                                       ? ", the language of its fenced block"
@@ -731,8 +738,11 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
     // The tutorial's check and wording for Python; a testCode test in JavaScript or bash asks its own language.
     if (spec.function_name && !(run_as == Language::python ? defines_function(extraction->code, *spec.function_name)
                                                            : code_defines_function(extraction->code, run_as, *spec.function_name))) {
-        verdict.reason = std::string(run_as == Language::python ? "No Python" : run_as == Language::javascript ? "No JavaScript" : "No bash") +
-                         " function named " + *spec.function_name + " found";
+        verdict.reason = "No " + std::string(describe(run_as).display_name) + " function named " + *spec.function_name + " found";
+        return prepared;
+    }
+    if (compiled_shapes::runs_natively(spec, run_as)) {
+        compiled_shapes::plan(prepared, model_output, *extraction, spec, run_as, options_);
         return prepared;
     }
     // 2. Scan (the step every face shares, eval/answer.hpp): advice before the sandbox; a block finding fails
@@ -764,11 +774,26 @@ PreparedEvaluation Runner::prepare(std::string_view model_output, const TestSpec
 Verdict Runner::evaluate(std::string_view model_output, const TestSpec& spec) const {
     auto prepared = prepare(model_output, spec);
     if (!prepared.request) return std::move(prepared.verdict);
+    if (prepared.native_language) {
+        auto results = compiled_shapes::execute_all(sandbox_, prepared);
+        return finish(std::move(prepared), std::move(results), spec);
+    }
     auto exec = sandbox_.execute(*prepared.request);
     return finish(std::move(prepared), std::move(exec), spec);
 }
 
+Verdict Runner::finish(PreparedEvaluation prepared, std::vector<ExecResult> results, const TestSpec& spec) const {
+    if (results.empty()) throw std::logic_error("Runner::finish needs the first request's result");
+    if (!prepared.native_language) return finish(std::move(prepared), std::move(results.front()), spec);
+    return compiled_shapes::judge(std::move(prepared), std::move(results), spec, options_.compare ? *options_.compare : spec.compare);
+}
+
 Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestSpec& spec) const {
+    if (prepared.native_language) {
+        std::vector<ExecResult> results;
+        results.push_back(std::move(exec));
+        return finish(std::move(prepared), std::move(results), spec);
+    }
     Verdict verdict = std::move(prepared.verdict);
     const auto& marker = prepared.marker;
     const CompareMode& mode = options_.compare ? *options_.compare : spec.compare;
@@ -782,8 +807,11 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
         exec.stdout_data.erase(at > 0 && exec.stdout_data[at - 1] == '\n' ? at - 1 : at);
     }
     verdict.exec = exec;
+    if (exec.compile)  // testCode / expectedOutput in a compiled language: its one compile, as the other shapes show it
+        verdict.compile = CompileStage{*exec.compile, exec.compile->cached ? 0u : 1u, exec.compile->cached ? 1u : 0u};
 
     const auto execution_error = [&]() -> std::string {
+        if (exec.compile && exec.compile->outcome != Outcome::ok) return case_judging::compile_reason(*exec.compile);
         if (exec.outcome == Outcome::exit_nonzero && !last_exception(exec.stderr_data).empty())
             return "Execution error: " + last_exception(exec.stderr_data);
         return "Execution error: " + std::string(to_string(exec.outcome)) + ": " + exec.detail;
@@ -859,23 +887,7 @@ Verdict Runner::finish(PreparedEvaluation prepared, ExecResult exec, const TestS
         }
     }
 
-    std::size_t passed = 0;
-    for (const auto& result : verdict.cases) passed += result.passed ? 1 : 0;
-    verdict.score = verdict.cases.empty() ? 0.0 : static_cast<double>(passed) / static_cast<double>(verdict.cases.size());
-    verdict.pass = !verdict.cases.empty() && passed == verdict.cases.size();
-    if (verdict.cases.size() == 1) {
-        verdict.reason = verdict.cases.front().reason;
-    } else if (verdict.pass) {
-        verdict.reason = "All " + std::to_string(passed) + " test cases passed";
-    } else {
-        for (std::size_t i = 0; i < verdict.cases.size(); ++i) {
-            if (verdict.cases[i].passed) continue;
-            verdict.reason = std::to_string(passed) + " of " + std::to_string(verdict.cases.size()) +
-                             " test cases passed; case " + std::to_string(i + 1) + " (" + preview(verdict.cases[i].input, 60) +
-                             "): " + verdict.cases[i].reason;
-            break;
-        }
-    }
+    case_judging::summarize_cases(verdict);
     verdict.status = classify_answer(verdict.findings, verdict.exec);
     return verdict;
 }

@@ -66,7 +66,7 @@ TEST_CASE("assertion options: a wrong value is refused in the YAML user's words"
     CHECK(refusal(R"({"results_dir": ["a", "it's"]})") ==
           R"(results_dir must be a non-empty string, got ['a', "it's"] (a list))");
     CHECK(refusal(R"({"limits": {"memory_mb": 0}})") == "limit 'memory_mb' must be positive");  // the core's parser
-    CHECK(refusal(R"({"language": "js"})") == "language must be one of python, javascript, bash, got 'js' (a string)");
+    CHECK(refusal(R"({"language": "js"})") == "language must be one of python, javascript, bash, c, cpp, go, rust, java, typescript, got 'js' (a string)");
     CHECK(refusal(R"({"backend": "e2b"})") == "(accepted)");  // E2B's settings come from the environment
     CHECK(refusal(R"({"metrics": null})") == "metrics must be true or false, got None (null)");
 }

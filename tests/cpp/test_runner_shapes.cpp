@@ -396,7 +396,7 @@ TEST_CASE("shapes from vars, and bad vars name the field and the accepted shapes
     const auto rejects = [](const std::string& vars, const std::string& text) {
         CHECK_THROWS_WITH_AS(TestSpec::from_vars_json(vars), doctest::Contains(text.c_str()), input_error);
     };
-    rejects(R"({"problem": "x"})", "prompt + test + entry_point (HumanEval), tests (Python asserts), or cases (a list of {stdin, stdout})");
+    rejects(R"({"problem": "x"})", "prompt + test + entry_point (HumanEval), tests (Python asserts; in another language, appended to the answer), or cases (a list of {stdin, stdout})");
     rejects(R"({"test_cases": [{"input": "1", "expected": "1"}]})", "no function_name to call with them");
     rejects(R"({"entry_point": "f", "prompt": "def f():\n"})", "no `test`");
     rejects(R"({"entry_point": "f; x", "test": "def check(c): pass"})", "vars.entry_point 'f; x' is not a Python identifier");
@@ -417,7 +417,8 @@ TEST_CASE("shapes from vars, and bad vars name the field and the accepted shapes
             "vars.expected_output is not a valid regular expression");
     rejects(R"({"function_name": "f", "test_cases": [{"input": "1", "expected": "1"}, {"input": "2", "expected": "two"}], "compare": "json"})",
             "vars.test_cases[1].expected is not JSON or a Python literal");
-    rejects(R"({"language": "javascript", "cases": [{"stdin": "", "stdout": "1"}]})", "the stdio shape runs Python only");
+    rejects(R"({"language": "javascript", "function_name": "f", "test_input": "1", "expected_output": "1"})",
+            "the function_calls shape runs Python only; a test in another language takes cases");
     rejects(R"({"language": "bash", "setup": "x = 1", "testCode": "echo 1", "expectedOutput": "1"})", "setup runs Python only");
 }
 

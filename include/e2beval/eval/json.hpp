@@ -10,6 +10,7 @@
 namespace e2beval {
 
 boost::json::object to_json(const CaseResult& result);
+boost::json::object to_json(const CompileStage& stage);
 boost::json::object to_json(const Verdict& verdict);
 boost::json::object to_json(const AnswerRun& run);
 

@@ -32,7 +32,8 @@ enum class TestShape {
     function_calls,  // function_name + test_cases | test_input: one call per case, str(result) compared
     test_code,       // testCode + expectedOutput: the code, then testCode; the whole stdout compared
     humaneval,       // prompt + test + entry_point: passes when check(entry_point) raises nothing
-    asserts,         // tests: Python statements run after the code; each snippet passes when it raises nothing
+    asserts,         // tests: Python statements run after the code; each snippet passes when it raises nothing.
+                     // In another language: MultiPL-E's shape, the tests appended to the answer; passes on exit 0
     stdio,           // cases: [{stdin, stdout}]: the program runs once per case, its stdout compared
 };
 
@@ -55,7 +56,10 @@ struct TestSpec {
     std::vector<TestCase> cases;
     std::optional<std::string> test_code;        // seed-2 shape: code + "\n\n" + testCode ...
     std::optional<std::string> expected_output;  // ... and its stdout must equal expectedOutput
-    std::string prompt;                          // humaneval: the prompt the completion continues
+    std::string prompt;                          // humaneval, and `tests` in another language: the prompt the answer continues
+    // `tests` in another language than Python (MultiPL-E's shape): where a continuation of the prompt stops
+    // (vars.stop_tokens; unset: MultiPL-E's tokens for the language).
+    std::optional<std::vector<std::string>> stop_tokens;
     std::optional<std::string> entry_point;      // humaneval: the function check() is called with
     std::optional<std::string> check_code;       // humaneval: `test`, which defines check(candidate)
     std::vector<std::string> assert_snippets;    // asserts: each item of `tests` (a string is one item)
@@ -81,6 +85,18 @@ struct CaseResult {
     std::string stdout_data;  // what a call or snippet printed besides its result
     bool passed = false;
     std::string reason;
+    // A case run as a program of its own (stdin/stdout cases and `tests` in every language but Python): its
+    // execution's outcome ("ok", "exit_nonzero", "timeout", "compile_error", ...) and run time; else empty.
+    std::string outcome;
+    std::optional<double> run_ms;
+};
+
+// A compiled language's compile stage, once per test however many cases ran against its artifact: the compile
+// the artifact came from, and how many executions ran a compiler or took the artifact from the compile cache.
+struct CompileStage {
+    CompileResult result;
+    std::size_t compiler_runs = 0;
+    std::size_t cache_hits = 0;
 };
 
 struct Verdict {
@@ -93,6 +109,7 @@ struct Verdict {
     std::optional<Extraction> extraction;
     std::vector<Finding> findings;
     std::optional<ExecResult> exec;
+    std::optional<CompileStage> compile;  // a compiled language's compile stage; nullopt for every other
 };
 
 struct RunnerOptions {
@@ -116,6 +133,12 @@ struct PreparedEvaluation {
     // When the vars named no language and the answer's fence chose it: which, and how to choose, for a failing
     // verdict's reason.
     std::string language_note;
+    // A test run as a program of its own language (no Python harness): that language. Its stdin/stdout cases
+    // run one execution each: `request` is the first case's (it compiles, filling the compile cache), and
+    // `later_requests` the others', run after it only when it compiled, so they take its artifact from the cache.
+    std::optional<Language> native_language;
+    std::vector<ExecRequest> later_requests;
+    std::string program_note;  // how the program was made (MultiPL-E's assembly), for a failing reason
 };
 
 class Runner {
@@ -130,6 +153,9 @@ public:
     // extract, scan and build the program; then compare the program's result with the test.
     PreparedEvaluation prepare(std::string_view model_output, const TestSpec& spec) const;
     Verdict finish(PreparedEvaluation prepared, ExecResult result, const TestSpec& spec) const;
+    // The same with the result of `request` and then of each of `later_requests` that ran (none when the first
+    // did not compile).
+    Verdict finish(PreparedEvaluation prepared, std::vector<ExecResult> results, const TestSpec& spec) const;
 
 private:
     Sandbox& sandbox_;
