@@ -137,10 +137,13 @@ public class ResidentJavac {
         reply.add(stdout.bytes());
         reply.add(stderr.bytes());
         final Path artifactPath = inside(artifact);
-        if (status == 0 && Files.exists(artifactPath)) {
-            try (Stream<Path> tree = Files.walk(artifactPath)) {
+        // What a cold compile's init brings out of classes/: its regular files, one level, at most 512 (a class in
+        // a package, one level deeper, is left behind there too).
+        if (status == 0 && Files.isDirectory(artifactPath, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (Stream<Path> tree = Files.list(artifactPath)) {
+                int taken = 0;
                 for (final Path path : (Iterable<Path>) tree.sorted()::iterator) {
-                    if (!Files.isRegularFile(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) continue;
+                    if (!Files.isRegularFile(path, java.nio.file.LinkOption.NOFOLLOW_LINKS) || taken++ >= 512) continue;
                     reply.add(text(WORKSPACE.relativize(path).toString()));
                     reply.add(Files.readAllBytes(path));
                 }
