@@ -279,15 +279,15 @@ ExecResult result_of(const std::vector<std::string>& reply, const ResidentJob& j
     return result;
 }
 
-// One compile on `service` (started when null). Completes `done`; may end the service (sets it null).
-void serve(Registry& registry, Pool& pool, std::shared_ptr<Service>& service, Queued queued) {
-    auto& job = queued.job;
+// One compile on `service` (started when null); returns its result for `done` (nullopt: compile it cold). May end the
+// service (sets it null).
+std::optional<ExecResult> serve(Registry& registry, Pool& pool, std::shared_ptr<Service>& service, const ResidentJob& job) {
     if (!service) {
         service = start_service(registry, pool, job);
         std::lock_guard lock(registry.mutex);
         pool.failed_starts = service ? 0 : pool.failed_starts + 1;
     }
-    if (!service) return queued.done(std::nullopt);
+    if (!service) return std::nullopt;
     std::vector<std::string> fields;
     std::string arguments;
     for (const auto& argument : job.compiler_arguments) arguments += (arguments.empty() ? "" : std::string(1, '\0')) + argument;
@@ -306,7 +306,7 @@ void serve(Registry& registry, Pool& pool, std::shared_ptr<Service>& service, Qu
         forget_service(registry, pool, service);
         service = nullptr;
     }
-    if (answered) return queued.done(result_of(exchange.reply, job, wall, cpu, cgroup_version));
+    if (answered) return result_of(exchange.reply, job, wall, cpu, cgroup_version);
     if (exchange.how == Service::Waited::deadline || exchange.how == Service::Waited::cpu_limit) {
         // The compile's own limit: the outcome a cold compile gets (compile_stage.cpp words it the same way).
         ExecResult result;
@@ -317,10 +317,10 @@ void serve(Registry& registry, Pool& pool, std::shared_ptr<Service>& service, Qu
         result.cgroup_version = cgroup_version;
         result.isolation_level = cgroup_version == "none" ? "standard" : "full";
         result.backend = "local";
-        return queued.done(std::move(result));
+        return result;
     }
     // Died, ran out of memory, or failed: the cold compile decides, exactly as it would have without the service.
-    queued.done(std::nullopt);
+    return std::nullopt;
 }
 
 void work(std::shared_ptr<Pool> pool) {
@@ -335,10 +335,14 @@ void work(std::shared_ptr<Pool> pool) {
             pool->queue.pop_front();
             --pool->idle;
             lock.unlock();
-            serve(registry, *pool, service, std::move(queued));
+            auto result = serve(registry, *pool, service, queued.job);
             lock.lock();
             ++pool->idle;
             idle_since = Clock::now();
+            // Idle before the caller hears back: its next compile finds this service rather than starting another.
+            lock.unlock();
+            queued.done(std::move(result));
+            lock.lock();
             continue;
         }
         if (pool->owner.expired() || Clock::now() - idle_since >= kIdleLifetime) break;

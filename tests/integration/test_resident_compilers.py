@@ -150,7 +150,8 @@ def test_a_compile_past_its_limit_is_compile_timeout_and_the_service_is_replaced
     assert result["compile"]["detail"].startswith("the compiler was killed after the compile stage's 1 s wall-clock limit")
     cold = execute(HUGE[language], language, False, compile_timeout=1)
     assert (cold["outcome"], cold["compile"]["detail"]) == (result["outcome"], result["compile"]["detail"])
-    assert not (service_pids(language) & before), "the service whose compile ran out of time is still alive"
+    # The service that compiled it was killed (any other one of the pool may live on).
+    assert len(service_pids(language) & before) < len(before), "the service whose compile ran out of time is still alive"
     after = execute(SMALL[language], language, True)
     assert after["outcome"] == "ok" and after["stdout"] == {"java": "sum 5\n", "typescript": "5\n"}[language]
     assert service_pids(language) - before
