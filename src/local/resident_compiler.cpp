@@ -23,6 +23,7 @@
 #include <mutex>
 #include <thread>
 
+#include "e2beval/local/resident_compilers.hpp"
 #include "local/session_keeper.hpp"
 
 namespace e2beval::local {
@@ -188,6 +189,7 @@ struct Pool {
     unsigned workers = 0;
     unsigned idle = 0;
     unsigned failed_starts = 0;  // consecutive: after 3 the pool sends every compile cold
+    bool retired = false;        // end_resident_compilers(): its workers end once its queue is empty
     std::condition_variable wake;
     std::vector<std::shared_ptr<Service>> services;  // the live ones, for resident_services() and process exit
 };
@@ -345,17 +347,19 @@ void work(std::shared_ptr<Pool> pool) {
             lock.lock();
             continue;
         }
-        if (pool->owner.expired() || Clock::now() - idle_since >= kIdleLifetime) break;
+        if (pool->retired || pool->owner.expired() || Clock::now() - idle_since >= kIdleLifetime) break;
         pool->wake.wait_for(lock, std::chrono::milliseconds(500));
     }
+    // The service goes before the worker is counted out: end_resident_compilers() waits for the count.
+    lock.unlock();
+    if (service) forget_service(registry, *pool, service);
+    lock.lock();
     --pool->idle;
     --pool->workers;
     if (pool->workers == 0 && pool->queue.empty())
         if (auto entry = std::find_if(registry.pools.begin(), registry.pools.end(), [&](const auto& kept) { return kept.second == pool; });
             entry != registry.pools.end())
             registry.pools.erase(entry);
-    lock.unlock();
-    if (service) forget_service(registry, *pool, service);
 }
 
 }  // namespace
@@ -405,3 +409,35 @@ std::vector<ResidentServiceInfo> resident_services() {
 }
 
 }  // namespace e2beval::local
+
+namespace e2beval {
+
+std::vector<ResidentCompilerInfo> resident_compilers() {
+    std::vector<ResidentCompilerInfo> info;
+    for (const auto& service : local::resident_services()) info.push_back({service.language, service.pid, service.compiles});
+    return info;
+}
+
+void end_resident_compilers() {
+    auto& registry = local::Registry::instance();
+    std::vector<std::shared_ptr<local::Pool>> retired;
+    {
+        std::lock_guard lock(registry.mutex);
+        for (auto& [key, pool] : registry.pools) {
+            pool->retired = true;
+            pool->wake.notify_all();
+            retired.push_back(pool);
+        }
+        registry.pools.clear();  // later compiles make new pools
+    }
+    // Its workers kill their services as they leave (work()); a compile in progress ends within its limits.
+    for (;;) {
+        {
+            std::lock_guard lock(registry.mutex);
+            if (std::all_of(retired.begin(), retired.end(), [](const auto& pool) { return pool->workers == 0; })) return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+}  // namespace e2beval
