@@ -106,18 +106,25 @@ function libraryKey(program, options) {
 // global scope only through `declare global`. Needs the checker (it binds the files).
 function touchesLibrary(program, key) {
     program.getTypeChecker();
+    // `locals` (a bound file's top-level symbols) is TypeScript's internal state: where a version lacks it, every
+    // program counts as touching the library (always the full check), never as leaving it alone.
     let names = libraryNames.get(key);
     if (names === undefined) {
         names = new Set();
-        for (const file of program.getSourceFiles())
-            if (program.isSourceFileDefaultLibrary(file) && file.locals) file.locals.forEach((_, name) => names.add(name));
+        for (const file of program.getSourceFiles()) {
+            if (!program.isSourceFileDefaultLibrary(file)) continue;
+            if (!(file.locals instanceof Map)) { names = null; break; }
+            file.locals.forEach((_, name) => names.add(name));
+        }
         libraryNames.set(key, names);
     }
+    if (names === null) return true;
     for (const file of program.getSourceFiles()) {
         if (program.isSourceFileDefaultLibrary(file)) continue;
         if (ts.isExternalModule(file)) {
             if (/\bglobal\b/.test(file.text)) return true;
-        } else if (file.locals) {
+        } else {
+            if (!(file.locals instanceof Map)) return true;
             for (const name of file.locals.keys()) if (names.has(name)) return true;
         }
     }
