@@ -26,6 +26,7 @@
 #include "e2beval/e2b/e2b_sandbox.hpp"
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "e2beval/local/resident_compilers.hpp"
 #include "e2beval/eval/metrics.hpp"
 #include "e2beval/report/report.hpp"
 #include "e2beval/eval/runner.hpp"
@@ -449,6 +450,13 @@ std::string pool_info_json(const std::string& python_executable) {
     return to_json_text(zygotes);
 }
 
+std::string resident_compilers_json() {
+    json::array services;
+    for (const auto& service : resident_compilers())
+        services.push_back(json::object{{"language", service.language}, {"pid", service.pid}, {"compiles", service.compiles}});
+    return to_json_text(services);
+}
+
 std::string doctor_json(const std::string& python_executable) {
     return to_json_text(to_json(diagnose_host(sandbox_options(python_executable))));
 }
@@ -552,6 +560,8 @@ PYBIND11_MODULE(_core, m) {
     m.def("warm_up", &warm_up, py::arg("zygotes"), py::arg("isolation_json"), py::arg("python_executable"), release);
     m.def("pool_info", &pool_info_json, py::arg("python_executable"), release);
     m.def("doctor", &doctor_json, py::arg("python_executable"), release);
+    m.def("resident_compilers", &resident_compilers_json, release);
+    m.def("end_resident_compilers", &end_resident_compilers, release);
     m.def("error_record", [](const std::string& outcome, const std::string& reason) {
         return to_json_text(to_json(error_record(outcome, reason)));
     }, py::arg("outcome"), py::arg("reason"));

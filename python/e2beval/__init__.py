@@ -54,6 +54,8 @@ __all__ = [
     "rules",
     "warm_up",
     "pool_info",
+    "resident_compilers",
+    "end_resident_compilers",
     "Sandbox",
     "__version__",
 ]
@@ -416,6 +418,17 @@ def warm_up(zygotes: int = 1, *, isolation: Optional[Mapping[str, Any]] = None, 
 def pool_info(python: Optional[str] = None) -> List[dict]:
     """The live zygotes: ``[{pid, init_pid, rss_bytes}]`` (host pids)."""
     return _json.loads(_core.pool_info(python or ""))
+
+
+def resident_compilers() -> List[dict]:
+    """The live resident compile services of Java and TypeScript: ``[{language, pid, compiles}]`` (``pid``: the
+    service sandbox's init, a host pid). docs/sandbox.md, "Resident compilers"."""
+    return _json.loads(_core.resident_compilers())
+
+
+def end_resident_compilers() -> None:
+    """End every resident compile service now (after its compile in progress); later compiles start new ones."""
+    _core.end_resident_compilers()
 
 
 def doctor(python: Optional[str] = None) -> dict:

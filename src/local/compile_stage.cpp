@@ -10,9 +10,14 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/post.hpp>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
+#include <mutex>
+#include <optional>
 
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/language.hpp"
@@ -20,6 +25,9 @@
 #include "local/compile_flights.hpp"
 #include "local/interpreters.hpp"
 #include "local/mountns.hpp"
+#include "local/resident_compiler.hpp"
+#include "local/resident_services.hpp"
+#include "local/seccomp.hpp"
 #include "local/supervisor.hpp"
 #include "local/toolchains.hpp"
 #include "local/workspace_files.hpp"
@@ -271,6 +279,149 @@ void store_in_cache(const std::string& key, const CachedCompile& entry) noexcept
     }
 }
 
+
+// What the compile stage's sandbox gave, as the request's result: the run stage next, or the compile's failure.
+// `flight` ends once the cache holds what this compile made (or knows it will not): its waiters look it up then.
+void after_compile(const std::shared_ptr<const LocalSandbox::Settings>& settings, const asio::any_io_executor& io, const ExecRequest& request,
+                   const CompilePlan& plan, const ExecResult& ran, std::shared_ptr<CompileFlight> flight, ResultHandler& handler) {
+    auto compile = compile_result(ran, plan);
+    if (compile.outcome != Outcome::ok) {
+        // A compile error is the program's own (deterministic): cached. A limit, a cancel or a sandbox
+        // failure may not happen again: never cached.
+        if (compile.outcome == Outcome::compile_error && ran.outcome == Outcome::exit_nonzero) store_in_cache(plan.cache_key, {compile, {}});
+        flight.reset();
+        return std::move(handler)(failed_compile(std::move(compile), &ran));
+    }
+    auto artifacts = artifacts_of(ran.collected, *plan.language);
+    if (artifacts.empty()) {
+        flight.reset();
+        compile.outcome = Outcome::sandbox_error;
+        compile.detail = "the compiler exited 0 but left no " + std::string(plan.language->artifact) + " in the workspace (or not as a regular file)";
+        return std::move(handler)(failed_compile(std::move(compile), &ran));
+    }
+    store_in_cache(plan.cache_key, {compile, artifacts});
+    flight.reset();
+    try {
+        run_stage(settings, io, request, plan, std::move(artifacts), compile, handler);
+    } catch (const std::exception& failure) {
+        // Bad input the run stage refuses (a stdin too large, ...) or a sandbox that could not start.
+        auto failed = failed_compile(std::move(compile), &ran);
+        failed.outcome = Outcome::sandbox_error;
+        failed.detail = std::string("the run stage could not start: ") + failure.what();
+        std::move(handler)(std::move(failed));
+    }
+}
+
+// The compile request's isolation: no network whatever the run may have, and denied calls fail (EPERM) rather
+// than kill the compiler, which is not the code under test.
+ExecRequest compile_request_of(const ExecRequest& request) {
+    ExecRequest compile_request = request;
+    compile_request.isolation.network = false;
+    compile_request.isolation.seccomp = SeccompMode::deny;
+    return compile_request;
+}
+
+// The compile stage in a cold sandbox of its own.
+void compile_cold(std::shared_ptr<const LocalSandbox::Settings> settings, asio::any_io_executor io, ExecRequest request,
+                  std::shared_ptr<const CompilePlan> plan, std::shared_ptr<CompileFlight> flight, ResultHandler handler) {
+    auto supervision = stage_request(*settings, compile_request_of(request), plan->limits, plan->program);
+    supervision.read_limit_messages = false;
+    const auto slot = asio::get_associated_cancellation_slot(handler);
+    supervise(io, std::move(supervision),
+              asio::bind_cancellation_slot(slot, [settings, io, request = std::move(request), plan, flight = std::move(flight),
+                                                  handler = std::move(handler)](ExecResult ran) mutable {
+                  after_compile(settings, io, request, *plan, ran, std::move(flight), handler);
+              }));
+}
+
+const SeccompProgram& service_seccomp_filter(Language language) {
+    static std::mutex mutex;
+    static std::map<Language, SeccompProgram> programs;
+    std::lock_guard lock(mutex);
+    auto found = programs.find(language);
+    if (found == programs.end())
+        found = programs.emplace(language, compile_seccomp_filter(SeccompMode::deny, false, false, unavailable_syscalls(language))).first;
+    return found->second;
+}
+
+// Whether `limits` build the same sandbox as the language's default compile limits, which a service is built with:
+// everything but the wall-clock and CPU-time limits, which the host enforces per compile (`--compile-timeout`
+// keeps the service; `--compile-memory` or any other compile limit takes the cold path).
+bool builds_like_default(const Limits& limits, const Limits& defaults) {
+    return limits.memory_bytes == defaults.memory_bytes && limits.max_processes == defaults.max_processes &&
+           limits.output_bytes == defaults.output_bytes && limits.file_size_bytes == defaults.file_size_bytes &&
+           limits.workspace_bytes == defaults.workspace_bytes && limits.open_files == defaults.open_files && limits.cpus == defaults.cpus;
+}
+
+// A resident service's job for this compile (resident_compiler.hpp), or nullopt for the cold path: the services
+// are off, the language has none, or the compile limits build another sandbox than the language's default ones
+// (builds_like_default).
+// The service's sandbox is the cold compile's (stage_request with the same request, limits, toolchain paths and
+// environment); its program is the service, started with the cold compiler's launcher flags (javac's -J flags,
+// node's), and each compile gets the cold compiler's own arguments.
+std::optional<ResidentJob> resident_job(const std::shared_ptr<const LocalSandbox::Settings>& settings, const ExecRequest& request,
+                                        const CompilePlan& plan) {
+    const auto language = request.language;
+    if ((language != Language::java && language != Language::typescript) || !builds_like_default(plan.limits, plan.language->compile_limits) ||
+        !plan.program.mount_steps.empty() || !resident_compilers_enabled())
+        return std::nullopt;
+    const auto& toolchain = *plan.toolchain;
+    const auto& cold = plan.program.arguments;
+    ResidentJob job;
+    StageProgram service;
+    std::vector<std::string> launcher_flags;
+    std::string program_name;
+    std::vector<std::string> program_arguments;
+    if (language == Language::java) {
+        for (std::size_t i = 1; i < cold.size(); ++i)
+            (cold[i].starts_with("-J") ? launcher_flags.push_back(cold[i].substr(2)) : job.compiler_arguments.push_back(cold[i]));
+        service.executable = toolchain.runtime;
+        program_name = "ResidentJavac.java";  // the source-file launcher; the class needs no compile step of ours
+        service.program_source = kResidentJavacSource;
+    } else {
+        const auto script = path_inside(toolchain.tsc_script);
+        const auto at = std::find(cold.begin(), cold.end(), script);
+        if (at == cold.end()) return std::nullopt;
+        launcher_flags.assign(cold.begin() + 1, at);
+        job.compiler_arguments.assign(at + 1, cold.end());
+        service.executable = toolchain.compiler;
+        program_name = "resident_tsc.js";
+        service.program_source = kResidentTscSource;
+        program_arguments.push_back(path_inside((std::filesystem::path(toolchain.tsc_script).parent_path() / "typescript.js").string()));
+    }
+    program_arguments.insert(program_arguments.end(), {std::string(plan.language->artifact), std::to_string(plan.limits.output_bytes)});
+    service.arguments = {path_inside(service.executable)};
+    service.arguments.insert(service.arguments.end(), launcher_flags.begin(), launcher_flags.end());
+    service.arguments.push_back(program_name);
+    service.arguments.insert(service.arguments.end(), program_arguments.begin(), program_arguments.end());
+    service.program_path = std::string(kWorkspace) + "/" + program_name;
+    service.read_only_paths = plan.program.read_only_paths;
+    service.environment = plan.program.environment;
+
+    job.language = std::string(plan.language->name);
+    job.files.push_back({plan.source_name, 0644, request.code});
+    for (const auto& file : request.files) job.files.push_back({file.path, file.mode, file.data});
+    job.limits = plan.limits;
+    job.owner = settings;
+    job.service_key = job.language + "\n" + toolchain.identity + "\n" + std::to_string(reinterpret_cast<std::uintptr_t>(settings.get()));
+    for (const auto& part : service.arguments) job.service_key += "\n" + part;
+    for (const auto& part : service.environment) job.service_key += "\n" + part;
+    job.build_service = [settings, compile_request = compile_request_of(request), limits = plan.limits, service = std::move(service)] {
+        auto supervision = stage_request(*settings, compile_request, limits, service);
+        // The service lives across compiles: no CPU-time rlimit for its lifetime; the host enforces each compile's.
+        for (auto& limit : supervision.plan.rlimits)
+            if (limit.resource == RLIMIT_CPU) limit.soft = limit.hard = RLIM_INFINITY;
+        // The cold compile's filter in the same deny mode, answering EPERM itself: a cold compile's supervisor answers
+        // the user-notification listener a reporting filter uses, and a service has nobody reading it (its compiler
+        // would wait forever on the first denied call).
+        supervision.plan.seccomp_filter = service_seccomp_filter(compile_request.language).instructions;
+        supervision.plan.seccomp_reports_denials = false;
+        supervision.read_limit_messages = false;
+        return supervision;
+    };
+    return job;
+}
+
 }  // namespace
 
 Limits compile_limits_of(const ExecRequest& request) {
@@ -323,46 +474,27 @@ void compile_then_run(std::shared_ptr<const LocalSandbox::Settings> settings, as
         };
     });
     if (!flight) return;
-    // The compile stage: no network whatever the run may have, and denied calls fail (EPERM) rather than kill
-    // the compiler, which is not the code under test.
-    ExecRequest compile_request = request;
-    compile_request.isolation.network = false;
-    compile_request.isolation.seccomp = SeccompMode::deny;
-    auto supervision = stage_request(*settings, compile_request, plan->limits, plan->program);
-    supervision.read_limit_messages = false;
-    const auto slot = asio::get_associated_cancellation_slot(handler);
-    supervise(io, std::move(supervision),
-              asio::bind_cancellation_slot(slot, [settings, io, request = std::move(request), plan, flight = std::move(flight),
-                                                  handler = std::move(handler)](ExecResult ran) mutable {
-                  auto compile = compile_result(ran, *plan);
-                  if (compile.outcome != Outcome::ok) {
-                      // A compile error is the program's own (deterministic): cached. A limit, a cancel or a sandbox
-                      // failure may not happen again: never cached.
-                      if (compile.outcome == Outcome::compile_error && ran.outcome == Outcome::exit_nonzero)
-                          store_in_cache(plan->cache_key, {compile, {}});
-                      flight.reset();  // the waiters find the cached result, or compile themselves
-                      return std::move(handler)(failed_compile(std::move(compile), &ran));
-                  }
-                  auto artifacts = artifacts_of(ran.collected, *plan->language);
-                  if (artifacts.empty()) {
-                      flight.reset();
-                      compile.outcome = Outcome::sandbox_error;
-                      compile.detail = "the compiler exited 0 but left no " + std::string(plan->language->artifact) +
-                                       " in the workspace (or not as a regular file)";
-                      return std::move(handler)(failed_compile(std::move(compile), &ran));
-                  }
-                  store_in_cache(plan->cache_key, {compile, artifacts});
-                  flight.reset();
-                  try {
-                      run_stage(settings, io, request, *plan, std::move(artifacts), compile, handler);
-                  } catch (const std::exception& failure) {
-                      // Bad input the run stage refuses (a stdin too large, ...) or a sandbox that could not start.
-                      auto failed = failed_compile(std::move(compile), &ran);
-                      failed.outcome = Outcome::sandbox_error;
-                      failed.detail = std::string("the run stage could not start: ") + failure.what();
-                      std::move(handler)(std::move(failed));
-                  }
-              }));
+    if (auto job = resident_job(settings, request, *plan)) {
+        // The handler is move-only and the service completes on its worker thread: both continuations go back to
+        // `io` through a shared holder.
+        auto held = std::make_shared<ResultHandler>(std::move(handler));
+        compile_resident(std::move(*job), [settings, io, request = std::move(request), plan, held, flight](std::optional<ExecResult> ran) mutable {
+            asio::post(io, [settings, io, request = std::move(request), plan, held, flight, ran = std::move(ran)]() mutable {
+                if (ran) return after_compile(settings, io, request, *plan, *ran, std::move(flight), *held);
+                try {  // the service could not answer: the cold compile decides
+                    compile_cold(settings, io, std::move(request), plan, std::move(flight), std::move(*held));
+                } catch (const std::exception& failure) {
+                    if (!*held) return;  // the handler was taken: it completes
+                    ExecResult failed;
+                    failed.outcome = Outcome::sandbox_error;
+                    failed.detail = std::string("the compile stage could not start: ") + failure.what();
+                    std::move(*held)(std::move(failed));
+                }
+            });
+        });
+        return;
+    }
+    compile_cold(std::move(settings), std::move(io), std::move(request), plan, std::move(flight), std::move(handler));
 }
 
 }  // namespace

@@ -358,6 +358,11 @@ def test_zz_host_unchanged(host: Host):
     if Path("/proc/self/mountinfo").read_text() != host.mountinfo:
         problems.append("the test process's /proc/self/mountinfo changed")
 
+    # The resident compile services of Java and TypeScript (docs/sandbox.md, "Resident compilers") live on after
+    # their compiles, a cgroup each: ended here, so that what they leave behind (nothing) is checked too.
+    e2beval.end_resident_compilers()
+    if e2beval.resident_compilers():
+        problems.append(f"resident compile services survived end_resident_compilers(): {e2beval.resident_compilers()}")
     # Other e2beval users on this host (e.g. a soak test) create e2beval-<their pid>-<n> cgroups concurrently:
     # only this process's own, and unattributable ones, count.
     new_cgroups = {d for d in _cgroup_dirs() - host.cgroups
