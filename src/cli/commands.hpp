@@ -16,6 +16,7 @@ struct Command {
 const std::vector<Command>& commands();
 
 // Commands that live in their own files.
+Command make_run_command();      // src/cli/run_command.cpp
 Command make_redteam_command();  // src/cli/redteam_command.cpp
 Command make_init_command();     // src/cli/init_command.cpp
 Command make_serve_command();    // src/cli/serve_command.cpp
