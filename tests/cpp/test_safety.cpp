@@ -367,6 +367,9 @@ TEST_CASE("javascript: fs warns under standard; system and parent paths given to
         {"const fs = require('fs');\nconst path = require('path');\nfs.readFileSync(path.join('/etc', 'passwd'));\n",
          {"js-fs", "js-fs-system-path"}, true},
         {"const fs = require('fs');\nfs['readFileSync']('~/.bashrc');\n", {"js-fs", "js-fs-system-path"}, true},
+        // TypeScript's annotations name a type before the '=': the binding is the declared name.
+        {"const fs: any = require('fs');\nconst p: string = '/home/' + 'u/.aws/credentials';\nfs.readFileSync(p);\n",
+         {"js-fs", "js-fs-system-path"}, true},
         {"const fs = require('fs');\nconst read = fs.readFileSync;\nread('/dev/sda');\n",
          {"js-fs", "js-fs-system-path"}, true},
         {"const fs = require('fs');\nfs.copyFileSync('a.txt', '/home/user/b.txt');\n", {"js-fs", "js-fs-system-path"}, true},

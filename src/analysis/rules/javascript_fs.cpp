@@ -215,7 +215,9 @@ private:
             if (open && end && value_ends_at(*end)) bind_pattern(*open, equals - 1, ":");
             return;
         }
-        if (before.kind == JsTokenKind::name && !after_dot(equals - 1)) collect_value(before.text, equals);
+        // `const fs = ...`; `const p: string = ...` names its type before the '=', not what it binds.
+        const bool annotated = equals >= 2 && punct(equals - 2, ":");
+        if (before.kind == JsTokenKind::name && !after_dot(equals - 1) && !annotated) collect_value(before.text, equals);
         else if (const auto target = annotated_target(equals)) collect_value(*target, equals);
     }
 
@@ -346,8 +348,10 @@ private:
         } else if (at.kind == JsTokenKind::string) {
             // '/proc/' + pid, `/proc/${pid}/environ`: the fixed start still says where the file is.
             const std::string_view text = at.text;
-            const std::string prefix = text.front() == '`' ? unescape(text.substr(1, text.find("${") - 1))
-                                                           : js_literal_value(at).value_or("");
+            const std::size_t field = text.find("${");
+            const std::string prefix = text.front() == '`' && field != std::string_view::npos
+                                           ? unescape(text.substr(1, field - 1))
+                                           : js_literal_value(at).value_or("");
             if (!prefix.empty() && report_path(call, prefix, true, at, subject)) return;
         }
         if (js_has_obfuscation(tokens_, begin, end)) {
