@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "analysis/python_tokenizer.hpp"
+#include "analysis/string_escapes.hpp"
 
 namespace e2beval::detail {
 
@@ -161,5 +164,56 @@ private:
     std::vector<JsToken> tokens_;
 };
 
+// The value of a string literal token with its escapes resolved; nullopt for a template literal with ${} fields.
+inline std::optional<std::string> js_literal_value(const JsToken& token) {
+    if (token.kind != JsTokenKind::string || token.text.size() < 2) return std::nullopt;
+    if (token.text.front() == '`' && token.text.find("${") != std::string_view::npos) return std::nullopt;
+    return unescape(token.text.substr(1, token.text.size() - 2));
+}
+
+inline bool js_punct(const std::vector<JsToken>& tokens, std::size_t i, std::string_view text) {
+    return i < tokens.size() && tokens[i].kind == JsTokenKind::punct && tokens[i].text == text;
+}
+
+// The string expression [begin, end) of literals joined by `+`; nullopt for anything else. `ends` receives where
+// each piece after the first starts in the value (to tell a word split across pieces).
+inline std::optional<std::string> js_constant_string(const std::vector<JsToken>& tokens, std::size_t begin,
+                                                     std::size_t end, std::vector<std::size_t>* ends = nullptr) {
+    std::string value;
+    bool expect_operand = true;
+    for (std::size_t i = begin; i < end; ++i) {
+        if (!expect_operand) {
+            if (!js_punct(tokens, i, "+")) return std::nullopt;
+            expect_operand = true;
+            continue;
+        }
+        if (i >= tokens.size()) return std::nullopt;
+        const auto piece = js_literal_value(tokens[i]);
+        if (!piece) return std::nullopt;
+        if (ends && !value.empty()) ends->push_back(value.size());
+        value += *piece;
+        expect_operand = false;
+    }
+    if (expect_operand) return std::nullopt;
+    return value;
+}
+
+// Whether [begin, end) decodes text at run time (fromCharCode, atob, Buffer, escapes, reversal): what hides a
+// module name, code or a path from these checks.
+inline bool js_has_obfuscation(const std::vector<JsToken>& tokens, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end && i < tokens.size(); ++i) {
+        const JsToken& token = tokens[i];
+        if (token.kind == JsTokenKind::name &&
+            (token.text == "fromCharCode" || token.text == "atob" || token.text == "Buffer" ||
+             token.text == "unescape" || token.text == "decodeURIComponent" || token.text == "reverse" ||
+             token.text == "fromCodePoint" || token.text == "btoa"))
+            return true;
+        if (token.kind == JsTokenKind::string &&
+            (token.text.find("\\x") != std::string_view::npos || token.text.find("\\u") != std::string_view::npos ||
+             token.text == "'base64'" || token.text == "\"base64\""))
+            return true;
+    }
+    return false;
+}
 
 }  // namespace e2beval::detail

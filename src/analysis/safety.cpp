@@ -1,5 +1,5 @@
-// SafetyScanner: rules on tokens of Python, JavaScript and bash (the C family's and TypeScript's are in rules/),
-// so words inside strings and comments never match.
+// SafetyScanner: rules on tokens of Python, JavaScript and bash (the C family's, TypeScript's and JavaScript's
+// file-access rules are in rules/), so words inside strings and comments never match.
 // The findings are advice shown before the sandbox runs the code; the sandbox stays the security boundary.
 #include "e2beval/analysis/safety.hpp"
 
@@ -14,6 +14,7 @@
 
 #include "analysis/bash_tokenizer.hpp"
 #include "analysis/c_family_rules.hpp"
+#include "analysis/javascript_fs_rules.hpp"
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/text.hpp"
 #include "analysis/js_tokenizer.hpp"
@@ -121,14 +122,18 @@ constexpr Rule kRules[] = {
     {"open-absolute-path", kPy, {O, W, B}, "a file call on another absolute path"},
     {"open-write", kPy, {O, W, B}, "open() with a write, append or update mode"},
     {"js-child-process", kJs, {O, B, B}, "require/import of child_process or cluster"},
-    {"js-fs", kJs, {O, B, B}, "require/import of fs"},
+    {"js-fs", kJs, {O, W, B}, "require/import of fs (a warning under standard: reading stdin needs it)"},
+    {"js-fs-system-path", kJs, {O, B, B}, "an fs call on /etc, /proc, /sys, /dev, /root, /home, /var, /boot, /run, ~"},
+    {"js-fs-parent-path", kJs, {O, B, B}, "an fs call on a path that climbs out with .."},
+    {"js-fs-absolute-path", kJs, {O, W, B}, "an fs call on another absolute path"},
+    {"js-fs-computed-path", kJs, {O, W, B}, "an fs call on a path computed at run time"},
     {"js-network", kJs, {O, B, B}, "require/import of net, http, https, http2, dgram, tls or dns; fetch, WebSocket"},
     {"js-vm", kJs, {O, B, B}, "require/import of vm, worker_threads, v8, inspector, module or repl"},
     {"js-dynamic-require", kJs, {O, B, B}, "require/import of a computed name, process.mainModule, module.constructor"},
     {"js-global-lookup", kJs, {O, B, B}, "globalThis[...] or global[...] with a computed key"},
     {"js-eval", kJs, {O, W, B}, "eval(), or setTimeout/setInterval with a string"},
     {"js-function-constructor", kJs, {O, W, B}, "Function(...), new Function(...), .constructor.constructor"},
-    {"js-obfuscated-code", kJs, {O, B, B}, "eval or require fed by fromCharCode, atob, Buffer, escapes, reversal"},
+    {"js-obfuscated-code", kJs, {O, B, B}, "eval, require or an fs path fed by fromCharCode, atob, Buffer, escapes, reversal"},
     {"js-process-env", kJs, {O, W, B}, "process.env (secrets in the environment)"},
     {"js-process-binding", kJs, {O, B, B}, "process.binding, process.dlopen, process.kill"},
     {"bash-network-tool", kSh, {O, B, B}, "curl, wget, nc, ssh and other network tools"},
@@ -719,23 +724,20 @@ private:
                                     "variables and memory maps", subject);
             return;
         }
-        static constexpr std::array<std::string_view, 10> kSystemRoots{
-            "/etc", "/proc", "/sys", "/root", "/home", "/var", "/boot", "/run", "/usr/lib", "/lib"};
-        static constexpr std::array<std::string_view, 7> kHarmlessDevices{
-            "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/stdin", "/dev/stdout", "/dev/stderr"};
-        const bool harmless_device = std::find(kHarmlessDevices.begin(), kHarmlessDevices.end(), path) != kHarmlessDevices.end();
-        const bool system_root = std::any_of(kSystemRoots.begin(), kSystemRoots.end(),
-                                             [&](std::string_view root) { return starts_with_path(path, root); });
-        if (system_root || (starts_with_path(path, "/dev") && !harmless_device) || path.starts_with("~") ||
-            path.starts_with("$HOME")) {
-            report("open-system-path", at, "file access to " + quoted + ": system files, devices or home directories, "
-                                           "outside the code's working directory", subject);
-        } else if (path == ".." || path.starts_with("../") || path.find("/../") != std::string_view::npos ||
-                   path.ends_with("/..")) {
-            report("open-parent-path", at, "file access to " + quoted + ": climbs out of the working directory", subject);
-        } else if (path.starts_with("/") && !harmless_device) {
-            report("open-absolute-path", at, "file access to the absolute path " + quoted +
-                                             ": generated code should stay in its working directory", subject);
+        switch (detail::classify_path(path)) {
+            case detail::PathKind::system:
+                report("open-system-path", at, "file access to " + quoted + ": system files, devices or home "
+                                               "directories, outside the code's working directory", subject);
+                break;
+            case detail::PathKind::parent:
+                report("open-parent-path", at, "file access to " + quoted + ": climbs out of the working directory",
+                       subject);
+                break;
+            case detail::PathKind::absolute:
+                report("open-absolute-path", at, "file access to the absolute path " + quoted +
+                                                 ": generated code should stay in its working directory", subject);
+                break;
+            case detail::PathKind::inside: break;
         }
     }
 
@@ -1095,11 +1097,7 @@ private:
 using detail::JsToken;
 using detail::JsTokenKind;
 
-std::optional<std::string> js_literal_value(const JsToken& token) {
-    if (token.kind != JsTokenKind::string || token.text.size() < 2) return std::nullopt;
-    if (token.text.front() == '`' && token.text.find("${") != std::string_view::npos) return std::nullopt;
-    return unescape(token.text.substr(1, token.text.size() - 2));
-}
+using detail::js_literal_value;
 
 class JavaScriptRules {
 public:
@@ -1108,6 +1106,7 @@ public:
 
     void run() {
         for (std::size_t i = 0; i < tokens_.size(); ++i) visit(i);
+        detail::scan_javascript_file_access(tokens_, sink_);
     }
 
 private:
@@ -1131,40 +1130,12 @@ private:
         return tokens_.size();
     }
 
-    // A string expression of literals joined by `+`; nullopt for anything else.
     std::optional<std::string> constant_string(std::size_t begin, std::size_t end, std::vector<std::size_t>* ends) const {
-        std::string value;
-        bool expect_operand = true;
-        for (std::size_t i = begin; i < end; ++i) {
-            if (!expect_operand) {
-                if (!punct(i, "+")) return std::nullopt;
-                expect_operand = true;
-                continue;
-            }
-            const auto piece = js_literal_value(tokens_[i]);
-            if (!piece) return std::nullopt;
-            if (ends && !value.empty()) ends->push_back(value.size());
-            value += *piece;
-            expect_operand = false;
-        }
-        if (expect_operand) return std::nullopt;
-        return value;
+        return detail::js_constant_string(tokens_, begin, end, ends);
     }
 
     bool has_obfuscation(std::size_t begin, std::size_t end) const {
-        for (std::size_t i = begin; i < end && i < tokens_.size(); ++i) {
-            const JsToken& token = tokens_[i];
-            if (token.kind == JsTokenKind::name &&
-                (token.text == "fromCharCode" || token.text == "atob" || token.text == "Buffer" ||
-                 token.text == "unescape" || token.text == "decodeURIComponent" || token.text == "reverse" ||
-                 token.text == "fromCodePoint" || token.text == "btoa"))
-                return true;
-            if (token.kind == JsTokenKind::string &&
-                (token.text.find("\\x") != std::string_view::npos || token.text.find("\\u") != std::string_view::npos ||
-                 token.text == "'base64'" || token.text == "\"base64\""))
-                return true;
-        }
-        return false;
+        return detail::js_has_obfuscation(tokens_, begin, end);
     }
 
     void check_module(std::string_view raw, const JsToken& at) {
@@ -1178,7 +1149,8 @@ private:
         if (root == "child_process" || root == "cluster")
             report("js-child-process", at, "loads " + name + ": starts other programs from generated code", subject);
         else if (root == "fs")
-            report("js-fs", at, "loads " + name + ": reads and writes files anywhere the process can reach", subject);
+            report("js-fs", at, "loads " + name + ": reads and writes files (a warning under standard: reading "
+                                  "stdin needs it, and the paths each fs call is given are checked)", subject);
         else if (root == "net" || root == "http" || root == "https" || root == "http2" || root == "dgram" ||
                  root == "tls" || root == "dns")
             report("js-network", at, "loads " + name + ": network access from generated code" + std::string(kNoNetwork), subject);

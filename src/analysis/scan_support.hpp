@@ -71,6 +71,38 @@ inline bool call_listed(const std::vector<std::string>& list, std::string_view w
     });
 }
 
+// Where a literal path given to a file call points, as Python's open-* rules and JavaScript's js-fs-* rules
+// judge it (one classification, so that both languages draw the line in the same place).
+enum class PathKind {
+    inside,    // relative and staying in the working directory, or a harmless device (/dev/null, /dev/stdin, ...)
+    system,    // system files, devices, home directories: /etc, /proc, /sys, /dev, /root, /home, /var, ~ ...
+    parent,    // climbs out of the working directory with ..
+    absolute,  // another absolute path
+};
+
+inline bool path_starts_with_directory(std::string_view path, std::string_view directory) {
+    return path.starts_with(directory) && (path.size() == directory.size() || path[directory.size()] == '/');
+}
+
+inline PathKind classify_path(std::string_view path) {
+    static constexpr std::array<std::string_view, 10> kSystemRoots{
+        "/etc", "/proc", "/sys", "/root", "/home", "/var", "/boot", "/run", "/usr/lib", "/lib"};
+    static constexpr std::array<std::string_view, 7> kHarmlessDevices{
+        "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/stdin", "/dev/stdout", "/dev/stderr"};
+    const bool harmless_device =
+        std::find(kHarmlessDevices.begin(), kHarmlessDevices.end(), path) != kHarmlessDevices.end();
+    if (harmless_device) return PathKind::inside;
+    const bool system_root = std::any_of(kSystemRoots.begin(), kSystemRoots.end(), [&](std::string_view root) {
+        return path_starts_with_directory(path, root);
+    });
+    if (system_root || path_starts_with_directory(path, "/dev") || path.starts_with("~") || path.starts_with("$HOME"))
+        return PathKind::system;
+    if (path == ".." || path.starts_with("../") || path.find("/../") != std::string_view::npos || path.ends_with("/.."))
+        return PathKind::parent;
+    if (path.starts_with("/")) return PathKind::absolute;
+    return PathKind::inside;
+}
+
 // What a finding is about, so that allow_modules and allow_calls can drop it.
 struct Subject {
     enum class Kind { none, module, call } kind = Kind::none;

@@ -333,6 +333,79 @@ TEST_CASE("javascript and bash additions") {
                            {"import-socket", 5, 12}});
 }
 
+// fs is what a stdin/stdout answer reads its input with: loading it warns under `standard`; the paths its calls
+// are given block as Python's open() paths do (system locations, ..), however fs was bound.
+TEST_CASE("javascript: fs warns under standard; system and parent paths given to fs calls block") {
+    struct Case {
+        std::string code;
+        std::vector<std::string> rules;  // every finding under standard, in order
+        bool blocked;
+    };
+    const std::vector<Case> cases{
+        // What correct answers do.
+        {"const data = require('fs').readFileSync(0, 'utf8');\n", {"js-fs"}, false},
+        {"const fs = require('fs');\nconst s = fs.readFileSync('/dev/stdin', 'utf8');\n", {"js-fs"}, false},
+        {"const fs = require('fs');\nfs.readFileSync(process.stdin.fd, 'utf-8');\nfs.writeSync(1, out + '\\n');\n",
+         {"js-fs"}, false},
+        {"const fs = require('fs');\nconst s = fs.readFileSync('input.txt');\nfs.writeFileSync('out.txt', s);\n",
+         {"js-fs"}, false},
+        {"import { readFileSync } from 'node:fs';\nconsole.log(readFileSync(0, 'utf8').split('\\n')[0]);\n",
+         {"js-fs"}, false},
+        // A path-normalisation answer holds system paths as data; only what fs is given counts.
+        {"const fs = require('fs');\nconst tests = ['/home/../etc', '/proc/'];\nfs.readFileSync(0, 'utf8');\n",
+         {"js-fs"}, false},
+        // System locations and climbing out, however fs is bound.
+        {"const fs = require('fs');\nfs.readFileSync('/etc/passwd', 'utf8');\n", {"js-fs", "js-fs-system-path"}, true},
+        {"import { readFile } from 'fs/promises';\nawait readFile('/etc/shadow');\n",
+         {"js-fs", "js-fs-system-path"}, true},
+        {"import * as fs from 'fs';\nfs.promises.readFile('/proc/self/environ');\n", {"js-fs", "js-fs-system-path"}, true},
+        {"const { readFileSync: r } = require('fs');\nr('/root/.ssh/id_rsa');\n", {"js-fs", "js-fs-system-path"}, true},
+        {"require('fs').writeFileSync('../../escape.txt', 'x');\n", {"js-fs", "js-fs-parent-path"}, true},
+        {"const fs = require('fs');\nconst p = '/var/' + 'log/syslog';\nfs.readFileSync(p);\n",
+         {"js-fs", "js-fs-system-path"}, true},
+        {"const fs = require('fs');\nfs.readdirSync(`/proc/${pid}/fd`);\n", {"js-fs", "js-fs-system-path"}, true},
+        {"const fs = require('fs');\nconst path = require('path');\nfs.readFileSync(path.join('/etc', 'passwd'));\n",
+         {"js-fs", "js-fs-system-path"}, true},
+        {"const fs = require('fs');\nfs['readFileSync']('~/.bashrc');\n", {"js-fs", "js-fs-system-path"}, true},
+        // TypeScript's annotations name a type before the '=': the binding is the declared name.
+        {"const fs: any = require('fs');\nconst p: string = '/home/' + 'u/.aws/credentials';\nfs.readFileSync(p);\n",
+         {"js-fs", "js-fs-system-path"}, true},
+        {"const fs = require('fs');\nconst read = fs.readFileSync;\nread('/dev/sda');\n",
+         {"js-fs", "js-fs-system-path"}, true},
+        {"const fs = require('fs');\nfs.copyFileSync('a.txt', '/home/user/b.txt');\n", {"js-fs", "js-fs-system-path"}, true},
+        // Another absolute path, or one computed at run time: a warning.
+        {"const fs = require('fs');\nfs.writeFileSync('/tmp/x.txt', 'x');\n", {"js-fs", "js-fs-absolute-path"}, false},
+        {"const fs = require('fs');\nfs.readFileSync(process.argv[2]);\n", {"js-fs", "js-fs-computed-path"}, false},
+        // A path decoded at run time hides which file: it blocks as obfuscation.
+        {"const fs = require('fs');\nfs.readFileSync(atob('L2V0Yy9wYXNzd2Q='));\n", {"js-fs", "js-obfuscated-code"}, true},
+        {"const fs = require('fs');\nfs.readFileSync('\\x2fetc\\x2fpasswd');\n", {"js-fs", "js-fs-system-path"}, true},
+    };
+    for (const auto& [code, rules, blocked] : cases) {
+        CAPTURE(code);
+        const auto findings = SafetyScanner(Policy{}).scan(code, Language::javascript);
+        std::vector<std::string> found;
+        for (const auto& finding : findings) found.push_back(finding.rule);
+        CHECK(found == rules);
+        CHECK(SafetyScanner::blocks(findings) == blocked);
+        // TypeScript reads the same rules.
+        CHECK(SafetyScanner::blocks(SafetyScanner(Policy{}).scan(code, Language::typescript)) == blocked);
+    }
+    // The exact place: the path argument.
+    CHECK(scan("const fs = require('fs');\nfs.readFileSync(\"/etc/passwd\");\n", PolicyPreset::standard,
+               Language::javascript) == std::vector<Hit>{{"js-fs", 1, 20}, {"js-fs-system-path", 2, 17}});
+    // strict blocks loading fs at all; tutorial (Python's ten checks) says nothing.
+    const std::string stdin_answer = "const s = require('fs').readFileSync(0, 'utf8');\nconsole.log(s.length);\n";
+    Policy strict;
+    strict.preset = PolicyPreset::strict;
+    CHECK(SafetyScanner::blocks(SafetyScanner(strict).scan(stdin_answer, Language::javascript)));
+    CHECK(scan("require('fs').readFileSync('/etc/passwd');\n", PolicyPreset::tutorial, Language::javascript).empty());
+    // allow_calls drops a path finding by the fs function's name.
+    Policy allowed;
+    allowed.allow_calls = {"readFileSync"};
+    CHECK(hits(SafetyScanner(allowed).scan("require('fs').readFileSync('/etc/hostname');\n", Language::javascript)) ==
+          std::vector<Hit>{{"js-fs", 1, 9}});
+}
+
 TEST_CASE("rules() lists every rule with its severity per preset; preset names parse") {
     const auto rules = SafetyScanner::rules();
     CHECK(rules.size() >= 55);
