@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -17,6 +18,12 @@ Pipe make_pipe() {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) throw sandbox_error(describe_syscall_failure("pipe2(O_CLOEXEC)", errno));
     return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+Pipe make_stdio_pipe() {
+    Pipe pipe = make_pipe();
+    if (::fchmod(pipe.read_end.get(), 0666) != 0) throw sandbox_error(describe_syscall_failure("fchmod(stdio pipe, 0666)", errno));
+    return pipe;
 }
 
 UniqueFd sealed_memfd(const char* name, std::string_view bytes) {

@@ -41,6 +41,12 @@ struct Pipe {
 
 // pipe2(O_CLOEXEC); throws sandbox_error naming the call.
 Pipe make_pipe();
+// A pipe for a sandboxed program's stdin, stdout or stderr: make_pipe(), its inode made 0666. A pipe belongs to the
+// host's root, which the sandbox's user namespace does not map (it shows as 65534, mode 0600), so opening
+// /dev/stdin, /dev/stdout or /dev/stderr by name (/proc/self/fd/N: `cat /dev/stdin`, `echo > /dev/stderr`,
+// readFileSync('/dev/stdin')) failed with EACCES inside the sandbox. The mode opens nothing to anyone else: reaching a
+// pipe through /proc/PID/fd takes ptrace access to a process that holds it, the sandbox's own or e2beval's.
+Pipe make_stdio_pipe();
 
 // A memfd holding `bytes`, positioned at its start and sealed against any change: a receiver of the fd
 // (a sandbox) can read it, never write it. Throws sandbox_error naming the call.

@@ -65,7 +65,7 @@ void write_all(int fd, const std::string& data, const char* call) {
 // Stdin is written whole before the child starts, so the parent never blocks on it and never gets
 // SIGPIPE from a program that does not read it.
 UniqueFd prefilled_stdin(const std::string& data) {
-    Pipe pipe = make_pipe();
+    Pipe pipe = make_stdio_pipe();
     if (data.empty()) return std::move(pipe.read_end);
     if (data.size() > 64 * 1024 &&
         ::fcntl(pipe.write_end.get(), F_SETPIPE_SZ, static_cast<int>(std::min<std::size_t>(data.size(), 1 << 20))) < 0)
@@ -162,7 +162,7 @@ Spawned spawn(SupervisionRequest& request, bool with_cgroup = true, UniqueFd* in
     } else {
         stdin_read = prefilled_stdin(request.stdin_data);
     }
-    Pipe out = make_pipe(), err = make_pipe(), go = make_pipe();
+    Pipe out = make_stdio_pipe(), err = make_stdio_pipe(), go = make_pipe();
     ReportChannel report = make_report_channel();
 
     // 3. clone3 into new namespaces (and straight into the v2 cgroup).
@@ -868,7 +868,7 @@ bool supervise_warm(asio::any_io_executor executor, Zygote& zygote, SupervisionR
         return false;  // the zygote cannot serve: the caller releases it as broken and runs the request cold
     }
     UniqueFd stdin_read = prefilled_stdin(request.stdin_data);
-    Pipe out = make_pipe(), err = make_pipe();
+    Pipe out = make_stdio_pipe(), err = make_stdio_pipe();
     ReportChannel report = make_report_channel();
     const UniqueFd code = sealed_memfd("e2beval-code", request.plan.program_source);
 
