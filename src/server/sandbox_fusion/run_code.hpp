@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,9 @@ boost::json::object to_json(const RunCodeResponse& response);
 // SandboxError response. Throws QueueFull when the queue is full (the route answers 503).
 boost::asio::awaitable<RunCodeResponse> run_code(ServerContext& context, RunCodeRequest request, std::string client);
 
-struct QueueFull {
-    std::string message;
+// The fair queue is full: the route answers 503 with this message (and Retry-After).
+struct QueueFull : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 }  // namespace e2beval::server::sandbox_fusion
