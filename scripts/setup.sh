@@ -195,12 +195,12 @@ fi
 # e2beval.Sandbox against their API and run them unchanged against `e2beval serve` (tests/serve; docs/serve.md
 # names the versions tested).
 if [ "$for_tests" = 1 ] || [ "$for_e2b" = 1 ]; then
-  if ! "$VENV_PY" -c "import pytest, xdist, yaml, PIL, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'" >/dev/null 2>&1; then
+  if ! "$VENV_PY" -c "import pytest, xdist, yaml, PIL, e2b_code_interpreter, importlib.metadata as m; assert m.version('e2b') == '2.63.0'; assert m.version('sandbox-fusion') == '0.3.7'" >/dev/null 2>&1; then
     # In the background beside the C++ build, which needs none of them (the wheel it installs has no dependencies).
     say "installing Python test dependencies and the E2B SDKs in the background"
     in_background "pip install (the tests' packages and the E2B SDKs)" python-packages.log \
       "$VENV_PY" -m pip install -q "pytest>=7" "pytest-xdist>=3" "PyYAML>=6" "Pillow>=10" \
-      "e2b-code-interpreter==2.11.5" "e2b==2.63.0"
+      "e2b-code-interpreter==2.11.5" "e2b==2.63.0" "sandbox-fusion==0.3.7"
   fi
 fi
 # ---- 4. e2beval, built and installed into .venv -------------------------------------------------------

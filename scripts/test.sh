@@ -83,7 +83,7 @@ ctest_pid=$background_pid
 # promptfoo, servers and timeouts (on 2 cores: 325 s with 2 workers, 243 s with 3, the machine 98 % busy). The
 # files that need code-interpreter-v1 come last in it, and wait for its build if they reach it first. The tests
 # that need the machine to themselves (mark `exclusive`) run last, one at a time.
-PYTEST_PATHS=(tests/python tests/integration tests/security tests/serve tests/templates)
+PYTEST_PATHS=(tests/python tests/integration tests/security tests/serve tests/sandbox_fusion tests/templates)
 PARALLEL=(-n "${E2BEVAL_TEST_WORKERS:-$(($(nproc) + 1))}" --dist loadfile)
 
 echo "== pytest, part 1 of 2: all but the exclusive tests, in parallel (those that need code-interpreter-v1 last)"

@@ -24,6 +24,7 @@
 #include "e2beval/core/error.hpp"
 #include "server/http_exchange.hpp"
 #include "server/routing.hpp"
+#include "server/sandbox_fusion/dataset_routes.hpp"
 #include "server/server_context.hpp"
 #include "server/server_stream.hpp"
 #include "server/tls_context.hpp"
@@ -176,6 +177,7 @@ struct Server::State {
         // request, so that even the first Sandbox.create() is a hand-out (--ready-sandboxes sets how many).
         backend->keep_sessions_ready(server_options.session_defaults);
         context = std::make_unique<ServerContext>(server_options, std::move(backend), std::move(registry));
+        context->sandbox_fusion_datasets = sandbox_fusion::load_datasets(server_options.sandbox_fusion.datasets);
         if (!server_options.tls_certificate_file.empty())
             tls.emplace(make_tls_context(server_options.tls_certificate_file, server_options.tls_private_key_file));
         boost::system::error_code ec;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -47,6 +48,11 @@ struct ServerOptions {
     // Both set: HTTPS only (TLS 1.2+), with this PEM certificate chain and its PEM private key.
     std::string tls_certificate_file;
     std::string tls_private_key_file;
+    // SandboxFusion's API on the same listener (src/server/sandbox_fusion/, docs/sandbox-fusion.md).
+    struct SandboxFusion {
+        // `--dataset NAME=FILE`: the datasets its dataset API serves by name.
+        std::vector<std::pair<std::string, std::filesystem::path>> datasets;
+    } sandbox_fusion;
 };
 
 class Server {

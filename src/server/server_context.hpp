@@ -16,6 +16,10 @@
 
 namespace e2beval::server {
 
+namespace sandbox_fusion {
+struct Datasets;
+}
+
 struct ServerContext {
     ServerContext(const ServerOptions& server_options, std::unique_ptr<Sandbox> sandbox_backend,
                   std::shared_ptr<SessionRegistry> session_registry)
@@ -31,6 +35,8 @@ struct ServerContext {
     BlockingCalls calls;
     std::atomic<std::uint64_t> next_sequence{1};
     std::atomic<bool> stopping{false};  // a sandbox created from now on is killed at once
+    // SandboxFusion's API (src/server/sandbox_fusion/): the datasets of --dataset, loaded before the server listens.
+    std::shared_ptr<const sandbox_fusion::Datasets> sandbox_fusion_datasets;
 };
 
 }  // namespace e2beval::server
