@@ -70,7 +70,7 @@ json::object cell_json(const Execution& execution, std::optional<double> timed_o
                                       {"traceback", traceback_lines(execution.error->traceback)}});
     if (timed_out_after)
         errors.push_back(json::object{{"ename", "TimeoutError"},
-                                      {"evalue", "the cell ran past its time limit of " + json::serialize(json::value(*timed_out_after)) +
+                                      {"evalue", "the cell ran past its time limit of " + seconds_text(*timed_out_after) +
                                                      " s and was interrupted"},
                                       {"traceback", json::array{}}});
     return json::object{{"stdout", to_valid_utf8(out)}, {"stderr", to_valid_utf8(err)}, {"display", std::move(display)},
@@ -176,7 +176,7 @@ json::object run_cells(const ServerContext& context, const RunJupyterRequest& re
                         {"stdout", ""},
                         {"stderr", ""}};
     if (out_of_time)
-        notes = "the cells ran past total_timeout (" + json::serialize(json::value(request.total_timeout)) + " s)" +
+        notes = "the cells ran past total_timeout (" + seconds_text(request.total_timeout) + " s)" +
                 (notes.empty() ? "" : "; " + notes);
     return response_json(out_of_time ? "Failed" : "Success", notes, std::move(driver), std::move(cells), std::move(files));
 }
