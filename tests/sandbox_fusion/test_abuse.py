@@ -18,7 +18,8 @@ from conftest import SandboxFusionServer
 
 # One run at a time and two places in the queue, so that a flood is easy to make; short request deadlines.
 SERVE_OPTIONS = ["--sandbox-fusion-jobs", "1", "--sandbox-fusion-queue", "2", "--max-body-mb", "1",
-                 "--header-timeout", "2", "--body-timeout", "2"]
+                 "--header-timeout", "2", "--body-timeout", "2",
+                 "--sandbox-fusion-fetch-file-mb", "1", "--sandbox-fusion-fetch-total-mb", "2"]
 # A bound on any wait for the server to act, not a measurement.
 PATIENCE = 120
 
@@ -196,6 +197,35 @@ def test_bad_json_and_unknown_fields_are_422(sandbox_fusion_server, baseline):
     assert mistyped.status_code == 422 and mistyped.json()["detail"][0]["loc"] == ["body", "run_timeout"]
     too_long = requests.post(endpoint + "/run_code", json={"code": "1", "language": "python", "run_timeout": 100000}, timeout=PATIENCE)
     assert too_long.status_code == 422 and "--sandbox-fusion-max-timeout" in too_long.text
+    too_big = requests.post(endpoint + "/run_code", json={"code": "1", "language": "python", "memory_limit_MB": 1 << 20}, timeout=PATIENCE)
+    assert too_big.status_code == 422 and "--sandbox-fusion-max-memory-mb" in too_big.text
+    not_object = requests.post(endpoint + "/run_jupyter", json=["print(1)"], timeout=PATIENCE)
+    assert not_object.status_code == 422
+
+
+def test_fetched_files_past_the_caps_are_left_out_and_said(sandbox_fusion_server, baseline):
+    # This server's caps: 1 MiB a file, 2 MiB in all (SERVE_OPTIONS).
+    code = ("import os\n"
+            "open('big.bin', 'wb').write(os.urandom(1536 * 1024))\n"
+            "for name in ('a', 'b', 'c'):\n"
+            "    open(name + '.bin', 'wb').write(os.urandom(900 * 1024))\n")
+    answer = run(sandbox_fusion_server.endpoint, code=code, fetch_files=["big.bin", "a.bin", "b.bin", "c.bin"]).json()
+    assert answer["status"] == "Success", answer
+    assert sorted(answer["files"]) == ["a.bin", "b.bin"]  # c.bin would pass 2 MiB in all
+    assert len(base64.b64decode(answer["files"]["a.bin"])) == 900 * 1024
+    assert "'big.bin'" in answer["message"] and "--sandbox-fusion-fetch-file-mb" in answer["message"]
+    assert "'c.bin'" in answer["message"] and "--sandbox-fusion-fetch-total-mb" in answer["message"]
+
+
+def test_a_jupyter_client_that_goes_away_ends_its_session(sandbox_fusion_server, baseline):
+    server = sandbox_fusion_server
+    pid = server.process.pid
+    client = Client(server, "/run_jupyter", {"cells": ["import subprocess", "subprocess.run(['sleep', '300'])"],
+                                             "total_timeout": 300})
+    until(lambda: "sleep" in descendants(pid).values(), "the cell's program to run")
+    client.go_away()
+    until(lambda: "sleep" not in descendants(pid).values(), "the session to be killed")
+    assert run(server.endpoint, code="print('next')").json()["run_result"]["stdout"] == "next\n"  # the slot is free
 
 
 def test_bad_base64_names_the_file(sandbox_fusion_server, baseline):
@@ -265,6 +295,18 @@ def test_a_non_loopback_client_is_refused():
         assert server.stop() == 0
 
 
+def test_the_token_from_the_environment(monkeypatch):
+    token = "sf-" + os.urandom(16).hex()
+    monkeypatch.setenv("E2BEVAL_SANDBOX_FUSION_TOKEN", token)
+    server = SandboxFusionServer()
+    try:
+        assert requests.get(server.endpoint + "/v1/ping", timeout=PATIENCE).status_code == 401
+        assert requests.get(server.endpoint + "/v1/ping", headers={"Authorization": "Bearer " + token},
+                            timeout=PATIENCE).json() == "pong"
+    finally:
+        assert server.stop() == 0
+
+
 def test_the_token_is_required_from_everyone_once_set(tmp_path):
     token = "sf-" + os.urandom(16).hex()
     token_file = tmp_path / "token"
@@ -287,12 +329,10 @@ def test_zygotes_start_on_the_first_python_run_only():
     server = SandboxFusionServer()
     try:
         # E2B's API used alone (a list) starts nothing; the first SandboxFusion Python run starts the warm pool.
-        key = None
         assert requests.get(server.endpoint + "/v2/sandboxes", timeout=PATIENCE).status_code == 401
         assert descendants(server.process.pid) == {}
         assert run(server.endpoint, code="print(1)").json()["status"] == "Success"
         until(lambda: any(comm.startswith("python") for comm in descendants(server.process.pid).values()),
               "a zygote after the first Python run")
-        del key
     finally:
         assert server.stop() == 0

@@ -195,6 +195,15 @@ def test_output_that_is_not_utf8_is_still_json(endpoint):
     assert answer["run_result"]["stdout"] == "ok \ufffd\ufffd end\n"
 
 
+def test_output_past_one_mebibyte_is_cut_and_said(endpoint):
+    code = "import sys\nsys.stdout.write('x' * (3 << 20))\nsys.stdout.flush()\n"
+    answer = requests.post(endpoint + "/run_code", json={"code": code, "language": "python"}, timeout=60).json()
+    assert answer["status"] == "Failed", answer["message"]
+    assert answer["run_result"]["status"] == "Finished" and answer["run_result"]["return_code"] == -9
+    assert len(answer["run_result"]["stdout"]) == 1 << 20
+    assert "output" in answer["message"]
+
+
 def test_64_concurrent_requests(endpoint):
     # Python and C++ mixed, each with its own input: every answer must be its own request's.
     cpp = "#include <iostream>\nint main() { long n; std::cin >> n; std::cout << n * n << std::endl; }\n"
