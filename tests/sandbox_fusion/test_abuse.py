@@ -336,3 +336,30 @@ def test_zygotes_start_on_the_first_python_run_only():
               "a zygote after the first Python run")
     finally:
         assert server.stop() == 0
+
+
+def test_waiting_requests_are_served_round_robin_by_client():
+    server = SandboxFusionServer("--sandbox-fusion-jobs", "1", "--sandbox-fusion-queue", "16")
+    try:
+        pid = server.process.pid
+        holder = Client(server, "/run_code", {"code": "sleep 300", "language": "bash", "run_timeout": 300})
+        until(lambda: "sleep" in descendants(pid).values(), "the holder's program to run")
+        # Each run prints when it ran (the sandbox's monotonic clock is the host's): the order they were served in.
+        stamp = {"code": "cat /proc/uptime", "language": "bash"}
+        flood = [Client(server, "/run_code", stamp, source="127.0.0.5") for _ in range(6)]
+        time.sleep(0.5)  # not a timing assert: lets the flood reach the queue first, as a flood would
+        other = Client(server, "/run_code", stamp, source="127.0.0.6")
+        time.sleep(0.5)
+        holder.go_away()
+
+        def ran_at(client):
+            status, _, body = client.answer.result(timeout=PATIENCE)
+            assert status == 200, body
+            return float(json.loads(body)["run_result"]["stdout"].split()[0])
+
+        flood_times = sorted(ran_at(client) for client in flood)
+        # First come, first served would run the other client's request after all six; round-robin runs it
+        # after at most one of them.
+        assert ran_at(other) <= flood_times[1], (ran_at(other), flood_times)
+    finally:
+        assert server.stop() == 0
