@@ -181,6 +181,18 @@ def test_an_oversized_body_is_413(sandbox_fusion_server, baseline):
     assert "--max-body-mb" in answer.text
 
 
+def test_files_larger_than_the_workspace_are_422():
+    # Files that fit in the body (100 MiB by default) but not in a run's 64 MiB workspace.
+    server = SandboxFusionServer()
+    try:
+        data = base64.b64encode(b"\0" * (70 << 20)).decode()
+        answer = run(server.endpoint, code="1", files={"big.bin": data})
+        assert answer.status_code == 422
+        assert answer.json()["detail"][0]["loc"] == ["body", "files"] and "workspace" in answer.json()["detail"][0]["msg"]
+    finally:
+        assert server.stop() == 0
+
+
 def test_bad_json_and_unknown_fields_are_422(sandbox_fusion_server, baseline):
     endpoint = sandbox_fusion_server.endpoint
     bad = requests.post(endpoint + "/run_code", data=b'{"code": "print(1)", "language": ', timeout=PATIENCE,

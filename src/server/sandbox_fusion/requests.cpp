@@ -322,6 +322,15 @@ std::variant<RunCodeRequest, Response> parse_run_code_request(std::string_view t
         else errors.add("string_type", body_loc("stdin"), "Input should be a valid string", *stdin_value);
     }
     request.files = files_field(body, true, errors);
+    // The run's workspace (docs/sandbox.md) holds the files and what the program writes: files that cannot fit
+    // are the request's fault, said here rather than as a SandboxError the client would retry.
+    std::uint64_t total = 0;
+    for (const auto& [path, bytes] : request.files) total += bytes.size();
+    if (const auto room = Limits{}.workspace_bytes; total > room)
+        errors.add("value_error", body_loc("files"),
+                   "Value error, the files hold " + std::to_string(total) + " bytes, more than the " + std::to_string(room) +
+                       " bytes a run's workspace holds",
+                   nullptr);
     request.fetch_files = fetch_files_field(body, errors);
     if (!errors.empty()) return errors.response();
     return request;
