@@ -253,7 +253,16 @@ struct Server::State {
         signals.cancel(ignored);
         // Killing the sessions ends the calls blocked on them; their threads then finish and are waited for.
         context->sandboxes.kill_all();
+        kill_other_sessions();
         io.stop();
+    }
+
+    // The sessions that are no E2B sandbox (SandboxFusion's /run_jupyter runs one per request): the registry
+    // holds every session the backend started, so that a cell running on a call thread ends now too, instead of
+    // holding the shutdown until its time limit.
+    void kill_other_sessions() noexcept {
+        for (const auto& info : context->registry->list())
+            if (auto session = context->registry->find(info.id)) session->kill();
     }
 
     // Declared first so that it goes last: the I/O context's pending coroutines, destroyed with it, refer to it.

@@ -90,7 +90,8 @@ class Client:
         return response.status, dict(response.getheaders()), response.read()
 
     def go_away(self):
-        self.connection.sock.shutdown(socket.SHUT_RDWR)
+        if self.connection.sock is not None:
+            self.connection.sock.shutdown(socket.SHUT_RDWR)
         self.connection.close()
 
 
@@ -375,3 +376,16 @@ def test_waiting_requests_are_served_round_robin_by_client():
         assert ran_at(other) <= flood_times[1], (ran_at(other), flood_times)
     finally:
         assert server.stop() == 0
+
+
+def test_stopping_the_server_ends_a_running_jupyter_cell():
+    server = SandboxFusionServer()
+    pid = server.process.pid
+    client = Client(server, "/run_jupyter", {"cells": ["import subprocess", "subprocess.run(['sleep', '300'])"],
+                                             "total_timeout": 300})
+    sleeper = until(lambda: [p for p, comm in descendants(pid).items() if comm == "sleep"], "the cell's program to run")[0]
+    # SIGTERM: the session is killed with the server, not waited for until its cell's limit (300 s).
+    server.process.terminate()
+    assert server.process.wait(timeout=PATIENCE) == 0
+    client.answer.exception(timeout=PATIENCE)  # the request ended with the server, one way or another
+    assert not os.path.exists(f"/proc/{sleeper}")

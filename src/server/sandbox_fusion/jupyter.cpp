@@ -118,7 +118,8 @@ json::object run_cells(const ServerContext& context, const RunJupyterRequest& re
     {
         std::lock_guard lock(run.mutex);
         run.session = session;
-        if (run.abandoned) {
+        // Abandoned by its client, or the server stops (its shutdown kills the sessions it knows: maybe before this one).
+        if (run.abandoned || context.stopping) {
             session->kill();
             return {};
         }
@@ -132,6 +133,7 @@ json::object run_cells(const ServerContext& context, const RunJupyterRequest& re
     json::array cells;
     bool out_of_time = false;
     for (const auto& cell : request.cells) {
+        if (context.stopping) throw sandbox_error("e2beval serve is stopping");
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         if (left.count() <= 0) {
             out_of_time = true;
