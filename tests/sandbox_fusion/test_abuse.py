@@ -69,8 +69,31 @@ def fd_targets(pid):
     return sorted(targets)
 
 
-def tmp_entries():
-    return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("e2beval")}
+@pytest.fixture(scope="module")
+def server_tmp(tmp_path_factory):
+    """The module server's TMPDIR: a directory of its own, so that what it leaves there is told apart from what
+    tests running beside it (pytest-xdist) create in /tmp."""
+    return tmp_path_factory.mktemp("serve-tmpdir")
+
+
+@pytest.fixture(scope="module")
+def sandbox_fusion_server(server_tmp):
+    """The conftest's server, with SERVE_OPTIONS and its own TMPDIR."""
+    saved = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(server_tmp)
+    try:
+        server = SandboxFusionServer(*SERVE_OPTIONS)
+    finally:
+        if saved is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = saved
+    yield server
+    assert server.stop() == 0, "e2beval serve did not stop cleanly: " + server.process.stderr.read()
+
+
+def tmp_entries(directory):
+    return set(os.listdir(directory))
 
 
 class Client:
@@ -101,7 +124,7 @@ def run(endpoint, **fields):
 
 
 @pytest.fixture(scope="module")
-def baseline(sandbox_fusion_server):
+def baseline(sandbox_fusion_server, server_tmp):
     """The server's state once warm, to compare with at the end: a few Python runs made its zygote, which keeps the
     two cgroups its executions take in turn (docs/sandbox.md, "Warm pool"), and their files open."""
     for _ in range(3):
@@ -112,7 +135,7 @@ def baseline(sandbox_fusion_server):
     for _ in range(20):
         time.sleep(0.05)
         fewest = min(fewest, fd_count(pid))
-    return {"fds": fewest, "tmp": tmp_entries(),
+    return {"fds": fewest, "tmp": tmp_entries(server_tmp),
             "fd_targets": fd_targets(sandbox_fusion_server.process.pid)}
 
 
@@ -275,7 +298,7 @@ def test_a_symlink_out_of_the_workspace_fetches_nothing_of_the_host(sandbox_fusi
         os.unlink(host_secret.name)
 
 
-def test_zz_the_server_still_answers_and_left_nothing(sandbox_fusion_server, baseline):
+def test_zz_the_server_still_answers_and_left_nothing(sandbox_fusion_server, baseline, server_tmp):
     """Runs last in this module: after all of the above."""
     server = sandbox_fusion_server
     assert requests.get(server.endpoint + "/v1/ping", timeout=PATIENCE).json() == "pong"
@@ -287,7 +310,9 @@ def test_zz_the_server_still_answers_and_left_nothing(sandbox_fusion_server, bas
     until(lambda: fd_count(pid) == baseline["fds"],
           f"the server's fd count to come back to {baseline['fds']}: {baseline['fd_targets']} then, {fd_targets(pid)} now",
           patience=30)
-    assert tmp_entries() == baseline["tmp"]
+    # The local sandbox makes no host temp dirs (a run's workspace is a tmpfs in its own mount namespace); any the
+    # server made would be in its TMPDIR.
+    assert tmp_entries(server_tmp) == baseline["tmp"]
 
 
 def test_a_non_loopback_client_is_refused():
