@@ -101,6 +101,14 @@ int serve_command(const ParsedArgs& args) {
             options.api_keys.push_back(key);
         }
     }
+    if (const auto found = args.repeated.find("--dataset"); found != args.repeated.end()) {
+        for (const auto& pair : found->second) {
+            const auto equals = pair.find('=');
+            if (equals == std::string::npos || equals == 0 || equals + 1 == pair.size())
+                throw usage_error("--dataset expects NAME=FILE (e.g. humaneval_python=HumanEval.jsonl.gz); got '" + pair + "'");
+            options.sandbox_fusion.datasets.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
+        }
+    }
     const bool generated_key = options.api_keys.empty();
     if (generated_key) options.api_keys.push_back(server::generate_api_key());
 
@@ -179,6 +187,9 @@ Command make_serve_command() {
               {"--header-timeout", "SECONDS", "a request's line and headers must arrive within this (default 10)"},
               {"--body-timeout", "SECONDS", "a request's body must arrive within this after its headers (default 120)"},
               {"--idle-timeout", "SECONDS", "a kept-alive connection is closed after this long without a request (default 330)"},
+              {"--dataset", "NAME=FILE",
+               "serve FILE (JSONL, gzip or not: HumanEval, MultiPL-E or stdin/stdout rows) as SandboxFusion's dataset NAME "
+               "(repeatable; docs/sandbox-fusion-datasets.md)"},
               {"--python", "PATH", "Python interpreter the sandboxes run (default: $E2BEVAL_PYTHON, else python3)"},
               {"--bare-code-interpreter", "",
                "serve code-interpreter-v1 (the SDKs' default template) with the bare default environment, as base: nothing is "
