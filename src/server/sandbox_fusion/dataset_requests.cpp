@@ -169,7 +169,7 @@ public:
             if (auto parsed = config(*config_value)) request.config = std::move(*parsed);
     }
 
-    ValidationErrors errors;
+    DatasetRequestErrors errors;
 };
 
 template <class T>

@@ -60,12 +60,12 @@ struct MetricsRequest {
 };
 
 // A 422 body's `detail` list.
-struct ValidationErrors {
+struct DatasetRequestErrors {
     boost::json::array detail;
 };
 
 template <class T>
-using Parsed = std::variant<T, ValidationErrors>;
+using Parsed = std::variant<T, DatasetRequestErrors>;
 
 Parsed<GetPromptsRequest> parse_get_prompts(std::string_view body);
 Parsed<GetPromptByIdRequest> parse_get_prompt_by_id(std::string_view body);

@@ -32,7 +32,7 @@ Response detail(http::status status, std::string_view message) {
     return json_response(status, body);
 }
 
-Response validation_failed(const ValidationErrors& errors) {
+Response validation_failed(const DatasetRequestErrors& errors) {
     json::object body;
     body["detail"] = errors.detail;
     return json_response(http::status::unprocessable_entity, body);
@@ -147,7 +147,7 @@ Response list_datasets(const ServerContext& context) {
 // /get_prompts and /list_ids.
 Response prompts(const ServerContext& context, std::string_view body, bool ids_only) {
     auto parsed = parse_get_prompts(body);
-    if (auto* errors = std::get_if<ValidationErrors>(&parsed)) return validation_failed(*errors);
+    if (auto* errors = std::get_if<DatasetRequestErrors>(&parsed)) return validation_failed(*errors);
     const auto& request = std::get<GetPromptsRequest>(parsed);
     const auto kind = resolve_class(datasets_of(context), request.dataset, request.config);
     if (auto* refusal = std::get_if<Refusal>(&kind)) return std::move(refusal->response);
@@ -164,7 +164,7 @@ Response prompts(const ServerContext& context, std::string_view body, bool ids_o
 
 Response prompt_by_id(const ServerContext& context, std::string_view body) {
     auto parsed = parse_get_prompt_by_id(body);
-    if (auto* errors = std::get_if<ValidationErrors>(&parsed)) return validation_failed(*errors);
+    if (auto* errors = std::get_if<DatasetRequestErrors>(&parsed)) return validation_failed(*errors);
     const auto& request = std::get<GetPromptByIdRequest>(parsed);
     const auto kind = resolve_class(datasets_of(context), request.dataset, request.config);
     if (auto* refusal = std::get_if<Refusal>(&kind)) return std::move(refusal->response);
@@ -181,7 +181,7 @@ Response prompt_by_id(const ServerContext& context, std::string_view body) {
 
 Response metrics(const ServerContext& context, std::string_view body, bool with_results) {
     auto parsed = parse_metrics(body, with_results);
-    if (auto* errors = std::get_if<ValidationErrors>(&parsed)) return validation_failed(*errors);
+    if (auto* errors = std::get_if<DatasetRequestErrors>(&parsed)) return validation_failed(*errors);
     const auto& request = std::get<MetricsRequest>(parsed);
     const auto kind = resolve_class(datasets_of(context), request.dataset, request.config);
     if (auto* refusal = std::get_if<Refusal>(&kind)) return std::move(refusal->response);
@@ -200,7 +200,7 @@ struct Submission {
 
 std::variant<Submission, Refusal> prepare_submission(const ServerContext& context, std::string_view body) {
     auto parsed = parse_submit(body);
-    if (auto* errors = std::get_if<ValidationErrors>(&parsed)) return Refusal{validation_failed(*errors)};
+    if (auto* errors = std::get_if<DatasetRequestErrors>(&parsed)) return Refusal{validation_failed(*errors)};
     Submission submission;
     submission.request = std::move(std::get<SubmitRequest>(parsed));
     const auto& request = submission.request;
@@ -227,7 +227,7 @@ std::variant<Submission, Refusal> prepare_submission(const ServerContext& contex
 
 Response refused(const SubmitRefused& refusal) { return detail(static_cast<http::status>(refusal.status), refusal.what()); }
 
-Response queue_full(const QueueFull& full) {
+Response queue_full_answer(const QueueFull& full) {
     auto response = detail(http::status::service_unavailable, full.what());
     response.headers.emplace_back("Retry-After", "1");
     return response;
@@ -243,7 +243,7 @@ awaitable<Response> submit(ServerContext& context, const Submission& submission,
     } catch (const SubmitRefused& refusal) {
         failure = refused(refusal);
     } catch (const QueueFull& full) {
-        failure = queue_full(full);
+        failure = queue_full_answer(full);
     } catch (const std::exception& unexpected) {
         failure = detail(http::status::internal_server_error, std::string("/submit failed: ") + unexpected.what());
     }
