@@ -380,3 +380,46 @@ def test_a_bad_dataset_file_stops_the_server_naming_file_and_line(tmp_path):
     assert run.returncode != 0 and "--dataset expects NAME=FILE" in run.stderr, run.stderr
     run = serve_with("--dataset", f"mbpp={STDIO}")
     assert run.returncode != 0 and "MBPPDataset, which e2beval does not serve" in run.stderr, run.stderr
+
+
+def test_a_sandbox_error_is_500_as_upstream(endpoint):
+    # A language e2beval does not run is a SandboxError from /run_code: /submit answers 500 (upstream does too, and
+    # the official client retries it), not a verdict: a reward must not count an infrastructure fault as a wrong answer.
+    answer = post(endpoint, "submit", {**SUBMIT, "completion": "```lua\nprint(1)\n```", "config": {"language": "lua"}})
+    assert_detail(answer, 500, "failed to request sandbox: Sandbox responded with error: ")
+    assert "python" in answer.json()["detail"]  # the message names the languages that run
+
+
+class running_server:
+    """A second `e2beval serve` with its own options, for the test that needs other limits than the module's."""
+
+    def __init__(self, *options):
+        binary = os.environ.get("E2BEVAL_SERVE_BINARY") or shutil.which("e2beval")
+        self.process = subprocess.Popen([binary, "serve", "--port", "0", "--bare-code-interpreter", "--ready-sandboxes", "0",
+                                         *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def __enter__(self):
+        for line in self.process.stdout:
+            name, _, value = line.strip().removeprefix("export ").partition("=")
+            if name == "E2B_API_URL":
+                return value
+        raise AssertionError("e2beval serve ended before it listened: " + self.process.stderr.read())
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        assert self.process.wait(timeout=30) == 0, self.process.stderr.read()
+
+
+def test_a_full_queue_is_503_with_retry_after():
+    # One run at a time and no waiting room: the second of a submission's concurrent cases finds the queue full.
+    with running_server("--dataset", f"code_contests={STDIO}", "--sandbox-fusion-jobs", "1",
+                        "--sandbox-fusion-queue", "0") as endpoint:
+        answer = post(endpoint, "submit", {**SUBMIT, "completion": SUM_RIGHT})
+        assert_detail(answer, 503, "the run queue is full")
+        assert answer.headers["Retry-After"] == "1"
+        # The server keeps serving: a one-case problem fits.
+        one = {"dataset": "oj", "id": 1, "completion": SUM_RIGHT,
+               "config": {"dataset_type": "CommonOJDataset", "language": "python",
+                          "provided_data": {"test": [{"input": {"stdin": "2 2"}, "output": {"stdout": "4"}}]}}}
+        again = post(endpoint, "submit", one)
+        assert again.status_code == 200 and again.json()["accepted"], again.text
