@@ -68,6 +68,7 @@ def test_list_datasets_names_the_registered_ones_first(endpoint):
     assert names[:3] == ["humaneval_python", "code_contests", "my_problems"]
     assert "multiple_rs" in names and "humaneval_cpp" in names  # SandboxFusion's ids, usable with provided_data
     assert "mbpp" not in names  # a class e2beval does not serve
+    assert "multiple_lua" not in names  # a language e2beval does not run
     assert len(names) == len(set(names))
 
 
@@ -342,7 +343,8 @@ def test_422_answers_have_fastapi_shape(endpoint):
 
 
 def test_wrong_method_and_trivial_metrics(endpoint):
-    assert requests.get(f"{endpoint}/submit", timeout=30).status_code == 405
+    wrong = requests.get(f"{endpoint}/submit", timeout=30)
+    assert wrong.status_code == 405 and wrong.headers["Allow"] == "POST"
     assert requests.post(f"{endpoint}/list_datasets", timeout=30).status_code == 405
     metrics = post(endpoint, "get_metrics", {"dataset": "humaneval_python", "config": {}, "results": []})
     assert metrics.status_code == 200 and metrics.json() == {}

@@ -253,8 +253,11 @@ awaitable<Response> submit(ServerContext& context, const Submission& submission,
 Plan answer(ServerContext& context, const Exchange& exchange, std::string_view path) {
     const auto& request = exchange.request();
     const bool get = path == "/list_datasets";
-    if (request.method() != (get ? http::verb::get : http::verb::post))
-        return detail(http::status::method_not_allowed, "Method Not Allowed");
+    if (request.method() != (get ? http::verb::get : http::verb::post)) {
+        auto refusal = detail(http::status::method_not_allowed, "Method Not Allowed");
+        refusal.headers.emplace_back("Allow", get ? "GET" : "POST");
+        return refusal;
+    }
     const std::string_view body = request.body();
     if (path == "/list_datasets") return list_datasets(context);
     if (path == "/get_prompts") return prompts(context, body, false);

@@ -106,9 +106,17 @@ std::optional<RegisteredId> sandbox_fusion_id(std::string_view dataset) noexcept
 }
 
 std::vector<std::string_view> served_sandbox_fusion_ids() {
+    // Ids of a served class whose language e2beval does not run or assemble (C#, Lua, PHP, Perl, Racket, R, Scala,
+    // Swift, Ruby, D, Julia): no row of theirs could be judged here.
+    constexpr std::string_view kUnjudgeable[] = {"humaneval_csharp", "multiple_cs", "multiple_lua", "multiple_php",
+                                                 "multiple_pl", "multiple_rkt", "multiple_r", "multiple_scala",
+                                                 "multiple_swift", "multiple_rb", "multiple_d", "multiple_jl"};
     std::vector<std::string_view> ids;
-    for (const auto& entry : kRegistry)
-        if (class_from_name(entry.class_name)) ids.push_back(entry.id);
+    for (const auto& entry : kRegistry) {
+        bool judgeable = class_from_name(entry.class_name).has_value();
+        for (const auto id : kUnjudgeable) judgeable = judgeable && id != entry.id;
+        if (judgeable) ids.push_back(entry.id);
+    }
     return ids;
 }
 
@@ -194,7 +202,14 @@ Dataset load_dataset(std::string name, const std::filesystem::path& file) {
                           std::string(registered->class_name) +
                           ", which e2beval does not serve (it serves HumanEvalDataset, MultiPLEDataset, CommonOJDataset); "
                           "register the file under another name whose rows are one of those shapes");
-    const auto content = read_maybe_gzip(file);
+    std::string content;
+    try {
+        content = read_maybe_gzip(file);
+    } catch (const input_error& missing) {
+        throw input_error("--dataset " + dataset.name + ": " + missing.what());
+    } catch (const io_error& unreadable) {
+        throw io_error("--dataset " + dataset.name + ": " + unreadable.what());
+    }
     std::istringstream lines(content);
     std::size_t number = 0;
     std::optional<DatasetClass> kind = registered ? registered->served : std::nullopt;

@@ -33,7 +33,8 @@ struct RegisteredId {
     std::optional<DatasetClass> served;    // nullopt: a class e2beval does not serve
 };
 std::optional<RegisteredId> sandbox_fusion_id(std::string_view dataset) noexcept;
-// SandboxFusion's ids whose class e2beval serves, in upstream's order (/list_datasets lists them).
+// SandboxFusion's ids whose class e2beval serves and whose rows' language it runs, in upstream's order
+// (/list_datasets lists them).
 std::vector<std::string_view> served_sandbox_fusion_ids();
 
 // The class a row's shape says; nullopt when it has none of the three shapes.
