@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import requests
 from sandbox_fusion import (GetPromptByIdRequest, GetPromptsRequest, SubmitRequest, TestConfig, get_prompt_by_id,
-                            get_prompts, submit, submit_safe)
+                            get_prompts, run_concurrent, submit, submit_safe)
 
 DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 HUMANEVAL = DATASETS / "HumanEval.jsonl.gz"
@@ -143,6 +143,19 @@ def test_humaneval_canonical_solution_accepted_as_a_continuation(endpoint, task)
     assert len(result.tests) == 1 and result.tests[0].passed
     assert result.tests[0].exec_info.status == "Success"
     assert result.tests[0].exec_info.run_result.return_code == 0
+
+
+def test_concurrent_submissions_each_get_their_own_verdict(endpoint):
+    # 16 at once through the client's own thread pool: every answer judged against its own row, in input order.
+    tasks = [f"HumanEval/{number}" for number in range(16)]
+    wrong = {"HumanEval/3", "HumanEval/11"}  # given another task's solution
+    calls = [SubmitRequest(dataset="humaneval_python", id=task, config=TestConfig(),
+                           completion=HUMANEVAL_ROWS["HumanEval/35" if task in wrong else task]["canonical_solution"])
+             for task in tasks]
+    results = run_concurrent(submit, args=[[call] for call in calls],
+                             kwargs=[{"endpoint": endpoint, "max_attempts": 1}] * len(calls), concurrency=16)
+    assert [result.id for result in results] == tasks
+    assert {result.id for result in results if not result.accepted} == wrong
 
 
 def test_humaneval_free_form_answer_accepted(endpoint):

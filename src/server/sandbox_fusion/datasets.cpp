@@ -212,7 +212,9 @@ Dataset load_dataset(std::string name, const std::filesystem::path& file) {
     }
     std::istringstream lines(content);
     std::size_t number = 0;
-    std::optional<DatasetClass> kind = registered ? registered->served : std::nullopt;
+    // The class: the SandboxFusion id's, else the first row's shape (`decided` once either is known).
+    bool decided = registered.has_value();
+    if (decided) dataset.kind = *registered->served;
     for (std::string line; std::getline(lines, line);) {
         ++number;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -221,15 +223,17 @@ Dataset load_dataset(std::string name, const std::filesystem::path& file) {
         auto value = json::parse(line, ec);
         if (ec || !value.is_object()) throw input_error(where + " is not a JSON object");
         auto& row = value.get_object();
-        if (!kind) {
-            kind = class_of_row(row);
-            if (!kind)
+        if (!decided) {
+            const auto shape = class_of_row(row);
+            if (!shape)
                 throw input_error(where + " has none of the row shapes e2beval serves: HumanEval (task_id, prompt, "
                                           "canonical_solution, test, entry_point), MultiPL-E (name, language, prompt, tests, "
                                           "stop_tokens) or stdin/stdout (id, content, labels, test)");
+            dataset.kind = *shape;
+            decided = true;
         }
-        if (auto problem = row_problem(row, *kind))
-            throw input_error(where + " is not a " + std::string(class_name(*kind)) + " row: " + *problem);
+        if (auto problem = row_problem(row, dataset.kind))
+            throw input_error(where + " is not a " + std::string(class_name(dataset.kind)) + " row: " + *problem);
         auto id = id_text(*row_id(row));
         if (const auto seen = dataset.row_by_id.find(id); seen != dataset.row_by_id.end())
             throw input_error(where + ": id '" + id + "' is also the id of an earlier row; ids must be unique");
@@ -237,7 +241,6 @@ Dataset load_dataset(std::string name, const std::filesystem::path& file) {
         dataset.rows.push_back(std::move(row));
     }
     if (dataset.rows.empty()) throw input_error("--dataset " + dataset.name + ": " + file.string() + " holds no rows");
-    dataset.kind = kind.value_or(DatasetClass::humaneval);  // set: the file has a row
     return dataset;
 }
 

@@ -2,6 +2,7 @@
 #include "server/sandbox_fusion/submit.hpp"
 
 #include <exception>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "server/sandbox_fusion/programs.hpp"
 #include "server/sandbox_fusion/run_code.hpp"
 #include "server/sandbox_fusion/stdio_cases.hpp"
+#include "server/server_context.hpp"
 
 namespace e2beval::server::sandbox_fusion {
 
@@ -119,9 +121,28 @@ json::object stdio_result(const SubmitRequest& request, const CaseRuns& runs) {
     return eval_result(request, accepted, runs.plan.code, std::nullopt, std::move(tests), runs.plan.extracted_type, {});
 }
 
+// Extraction and assembly scan the answer (linear, but 100 MB is a lot of bytes): a large answer is planned on a
+// thread of its own, so the I/O thread keeps answering everyone else; a small one (nearly every answer) at once,
+// without a thread's start.
+constexpr std::size_t kPlanInlineBytes = 256 * 1024;
+
+// Made outside the coroutines (GCC 12 mishandles lambdas made inside one); `request` and `row` outlive the call.
+std::function<ProgramPlan()> program_planner(const SubmitRequest& request, const json::object& row) {
+    return [&request, &row] { return plan_program(request.dataset, request, row); };
+}
+std::function<StdioPlan()> stdio_planner(const SubmitRequest& request, const json::object& row) {
+    return [&request, &row] { return plan_stdio(request, row); };
+}
+
+template <typename Result>
+awaitable<Result> planned(ServerContext& context, const SubmitRequest& request, std::function<Result()> plan) {
+    if (request.completion.size() <= kPlanInlineBytes) co_return plan();
+    co_return co_await context.calls.run<Result>(std::move(plan));
+}
+
 awaitable<json::object> evaluate_program(ServerContext& context, const SubmitRequest& request, const json::object& row,
                                          std::string client) {
-    const ProgramPlan plan = plan_program(request.dataset, request, row);
+    const ProgramPlan plan = co_await planned(context, request, program_planner(request, row));
     RunCodeRequest run = plan.run;
     RunCodeResponse response = co_await run_code(context, std::move(run), std::move(client));
     if (response.status == "SandboxError") throw sandbox_failed(response);
@@ -130,7 +151,7 @@ awaitable<json::object> evaluate_program(ServerContext& context, const SubmitReq
 
 awaitable<json::object> evaluate_stdio(ServerContext& context, const SubmitRequest& request, const json::object& row,
                                        std::string client) {
-    const StdioPlan plan = plan_stdio(request, row);
+    const StdioPlan plan = co_await planned(context, request, stdio_planner(request, row));
     CaseRuns runs{context, plan, std::move(client), false, 0, std::nullopt, {}, {}, nullptr};
     runs.run_all = request.config.flag("run_all_cases");
     runs.responses.resize(plan.cases.size());
