@@ -273,6 +273,27 @@ def test_stdio_comparison_ignores_case_and_takes_cpp(endpoint):
     assert result.tests[0].exec_info.compile_result.return_code == 0
 
 
+def test_stdio_code_is_found_as_sandbox_fusion_finds_it(endpoint):
+    def judged(completion, language="python"):
+        return submit_once(endpoint, dataset="code_contests", id="sum_two", completion=completion,
+                           config=TestConfig(language=language))
+
+    # A block tagged with the language wins over an earlier block of another tag.
+    tagged = judged("Input:\n```text\n1 2\n```\nProgram:\n```python\nprint(sum(map(int, input().split())))\n```")
+    assert tagged.accepted and tagged.extracted_code == "print(sum(map(int, input().split())))"
+    # A truncated answer: the unclosed fence runs to the end.
+    truncated = judged("```python\nprint(sum(map(int, input().split())))\n")
+    assert truncated.accepted and truncated.extracted_type == "incomplete_fenced"
+    # No fence in Python: only `def`/`class` blocks with the imports before them are code (the call after is not).
+    heuristic = judged("Here it is.\nimport sys\ndef main():\n    print(sum(map(int, sys.stdin.read().split())))\nmain()\n")
+    assert heuristic.extracted_type == "heuristic"
+    assert heuristic.extracted_code == "import sys\ndef main():\n    print(sum(map(int, sys.stdin.read().split())))\n"
+    assert not heuristic.accepted  # it defines main() and never calls it, as upstream would judge it
+    # No fence in bash: the whole answer without its blank lines.
+    bash = judged("read a b\n\necho $((a + b))\n", language="bash")
+    assert bash.accepted and bash.extracted_type == "heuristic" and bash.extracted_code == "read a b\necho $((a + b))\n"
+
+
 def test_stdio_with_provided_data(endpoint):
     row = {"test": [{"input": {"stdin": "4\n"}, "output": {"stdout": "16"}}]}
     config = TestConfig(dataset_type="CommonOJDataset", language="python", provided_data=row)

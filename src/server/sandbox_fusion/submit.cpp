@@ -91,8 +91,9 @@ awaitable<void> case_worker(CaseRuns& runs) {
     while (!runs.error && (runs.run_all || !runs.first_failure) && runs.next < runs.plan.cases.size()) {
         const std::size_t index = runs.next++;
         RunCodeRequest request = case_request(runs.plan, index);
+        std::string client = runs.client;  // named: no temporaries in a co_await's expression (GCC 12)
         try {
-            RunCodeResponse response = co_await run_code(runs.context, std::move(request), runs.client);
+            RunCodeResponse response = co_await run_code(runs.context, std::move(request), std::move(client));
             record(runs, index, std::move(response));
         } catch (...) {
             if (!runs.error) runs.error = std::current_exception();
