@@ -74,7 +74,7 @@ std::string python_entry_point(const json::object& row) {
     return name;
 }
 
-ProgramPlan plan_python(std::string_view dataset, const SubmitRequest& request, const json::object& row) {
+ProgramPlan plan_python(const SubmitRequest& request, const json::object& row) {
     ProgramPlan plan;
     // An original HumanEval row has `test` (and SandboxFusion then adds the top-level stop token); a MultiPL-E Python
     // row has `tests` and its own stop tokens, and its tests call the function themselves.
@@ -110,7 +110,6 @@ ProgramPlan plan_python(std::string_view dataset, const SubmitRequest& request, 
     // SandboxFusion appends the call only for humaneval_python, shadow_humaneval_python and evoeval; e2beval for
     // every original HumanEval row, whose `test` only defines check(): without the call nothing would be tested.
     if (original) plan.run.code += "\ncheck(" + entry + ")";
-    (void)dataset;
     plan.run.language = "python";
     return plan;
 }
@@ -191,7 +190,7 @@ ProgramPlan plan_program(std::string_view dataset, const SubmitRequest& request,
                 throw SubmitRefused(400, "the row cannot be judged: it has no string field `" + std::string(key) +
                                              "` (a HumanEval row has task_id, prompt, canonical_solution, test, entry_point)");
     }
-    auto plan = python ? plan_python(dataset, request, row) : plan_multipl_e(request, row);
+    auto plan = python ? plan_python(request, row) : plan_multipl_e(request, row);
     const double compile_timeout = request.config.compile_timeout.value_or(0);
     const double run_timeout = request.config.run_timeout.value_or(0);
     // Upstream's `config.x or 20` (bigcodebench's run 60): an unset or zero timeout takes the default.
