@@ -132,6 +132,14 @@ int serve_command(const ParsedArgs& args) {
             options.api_keys.push_back(key);
         }
     }
+    if (const auto found = args.repeated.find("--dataset"); found != args.repeated.end()) {
+        for (const auto& pair : found->second) {
+            const auto equals = pair.find('=');
+            if (equals == std::string::npos || equals == 0 || equals + 1 == pair.size())
+                throw usage_error("--dataset expects NAME=FILE (e.g. humaneval_python=HumanEval.jsonl.gz); got '" + pair + "'");
+            options.sandbox_fusion.datasets.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
+        }
+    }
     // SandboxFusion's API (src/server/sandbox_fusion/, docs/sandbox-fusion.md).
     auto& fusion = options.sandbox_fusion;
     fusion.jobs = whole_number(args, "--sandbox-fusion-jobs", 1, 4096, default_sandbox_fusion_jobs());
@@ -230,6 +238,9 @@ Command make_serve_command() {
               {"--header-timeout", "SECONDS", "a request's line and headers must arrive within this (default 10)"},
               {"--body-timeout", "SECONDS", "a request's body must arrive within this after its headers (default 120)"},
               {"--idle-timeout", "SECONDS", "a kept-alive connection is closed after this long without a request (default 330)"},
+              {"--dataset", "NAME=FILE",
+               "serve FILE (JSONL, gzip or not: HumanEval, MultiPL-E or stdin/stdout rows) as SandboxFusion's dataset NAME "
+               "(repeatable; docs/sandbox-fusion-datasets.md)"},
               {"--python", "PATH", "Python interpreter the sandboxes run (default: $E2BEVAL_PYTHON, else python3)"},
               {"--sandbox-fusion-jobs", "N",
                "SandboxFusion API: most runs at once (/run_code, /run_jupyter, /submit); default two per CPU"},

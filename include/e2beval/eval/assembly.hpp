@@ -52,6 +52,9 @@ struct AssembledProgram {
     // What was taken and cut, for a verdict to explain itself: "fenced block 1 of 2 (```cpp at line 3);
     // removed: int main()".
     std::string explanation;
+    // The answer's code the program was built from: the continuation cut at its stop token, or the block chosen
+    // from a free-form answer (before the language's cuts).
+    std::string extracted;
 };
 
 // The program for `answer`. Never throws for an answer, however broken (a broken answer makes a program that

@@ -127,6 +127,7 @@ AssembledProgram continuation_program(const MultiplETask& task, std::string_view
     program.kind = AnswerKind::continuation;
     const std::string cut = cut_at_stop_tokens(continuation, task.stop_tokens);
     program.source = task.prompt + cut + "\n" + task.tests;
+    program.extracted = cut;
     if (cut.size() < continuation.size()) {
         std::string stop;
         for (const auto& token : task.stop_tokens)
@@ -208,6 +209,7 @@ AssembledProgram assemble_multipl_e(const MultiplETask& task, std::string_view a
     program.file_name = std::move(built.file_name);
     program.main_class = std::move(built.main_class);
     program.explanation = chosen.explanation;
+    program.extracted = std::move(chosen.code);
     if (!built.removed.empty()) {
         program.explanation += "; removed: ";
         const std::size_t shown = std::min<std::size_t>(built.removed.size(), 6);

@@ -1,0 +1,27 @@
+// Small text helpers the dataset API's files share: Python's notion of whitespace and strip(), and a row's string
+// field.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <boost/json/object.hpp>
+
+namespace e2beval::server::sandbox_fusion {
+
+// The ASCII characters Python's str.strip() and the regex class \s take as whitespace.
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+inline std::string_view strip(std::string_view text) {
+    while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+    while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+    return text;
+}
+
+// The string at `key`; "" when there is none or it is not a string.
+inline std::string string_field(const boost::json::object& object, std::string_view key) {
+    const auto* found = object.if_contains(key);
+    return found && found->is_string() ? std::string(found->get_string()) : std::string();
+}
+
+}  // namespace e2beval::server::sandbox_fusion
