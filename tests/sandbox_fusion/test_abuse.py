@@ -264,6 +264,20 @@ def test_a_jupyter_client_that_goes_away_ends_its_session(sandbox_fusion_server,
     assert run(server.endpoint, code="print('next')").json()["run_result"]["stdout"] == "next\n"  # the slot is free
 
 
+def test_a_submit_client_that_goes_away_ends_its_runs(sandbox_fusion_server, baseline):
+    server = sandbox_fusion_server
+    pid = server.process.pid
+    row = {"id": 1, "content": "Sleep.", "labels": {},
+           "test": [{"input": {"stdin": ""}, "output": {"stdout": "done"}}]}
+    client = Client(server, "/submit", {"dataset": "mine", "id": 1, "completion": "```bash\nsleep 300\n```",
+                                        "config": {"dataset_type": "CommonOJDataset", "language": "bash",
+                                                   "run_timeout": 300, "provided_data": row}})
+    until(lambda: "sleep" in descendants(pid).values(), "the submission's program to run")
+    client.go_away()
+    until(lambda: "sleep" not in descendants(pid).values(), "the submission's run to be killed")
+    assert run(server.endpoint, code="print('next')").json()["run_result"]["stdout"] == "next\n"  # the slot is free
+
+
 def test_bad_base64_names_the_file(sandbox_fusion_server, baseline):
     answer = run(sandbox_fusion_server.endpoint, code="1", files={"data/in.txt": "not base64!"})
     assert answer.status_code == 422

@@ -9,6 +9,7 @@
 #include <boost/json/object.hpp>
 
 #include "server/plan.hpp"
+#include "server/sandbox_fusion/client_wait.hpp"
 #include "server/sandbox_fusion/dataset_requests.hpp"
 #include "server/sandbox_fusion/datasets.hpp"
 #include "server/sandbox_fusion/programs.hpp"
@@ -233,13 +234,20 @@ Response queue_full_answer(const QueueFull& full) {
     return response;
 }
 
+Response client_gone() { return detail(http::status::service_unavailable, "the client went away before its runs ended"); }
+
 Response evaluated(const json::object& result) { return json_response(http::status::ok, result); }
 
-awaitable<Response> submit(ServerContext& context, const Submission& submission, std::string client) {
+// The EvalResult, or the refusal; nothing when the client went away (its runs were cancelled: nobody reads an answer).
+awaitable<std::optional<Response>> submit(ServerContext& context, Exchange& exchange, const Submission& submission, std::string client) {
     std::optional<Response> failure;
     try {
-        json::object result = co_await evaluate_submission(context, submission.request, submission.kind, submission.row, std::move(client));
+        json::object result = co_await while_client_waits(
+            exchange, evaluate_submission(context, submission.request, submission.kind, submission.row, std::move(client)));
         co_return evaluated(result);
+    } catch (const boost::system::system_error& ended) {
+        if (ended.code() != boost::asio::error::operation_aborted) throw;
+        co_return std::nullopt;
     } catch (const SubmitRefused& refusal) {
         failure = refused(refusal);
     } catch (const QueueFull& full) {
@@ -288,8 +296,12 @@ awaitable<void> serve_dataset_route(ServerContext& context, Exchange& exchange, 
     auto prepared = prepare_submission(context, exchange.request().body());
     if (auto* refusal = std::get_if<Refusal>(&prepared)) co_return co_await carry_out(context, exchange, Plan(std::move(refusal->response)));
     const Submission submission = std::move(std::get<Submission>(prepared));
-    Response response = co_await submit(context, submission, std::move(client));
-    co_await exchange.reply(std::move(response));
+    auto response = co_await submit(context, exchange, submission, std::move(client));
+    if (!response) {
+        exchange.close_after();  // the client is gone: the answer is for the connection's sake only
+        response = client_gone();
+    }
+    co_await exchange.reply(std::move(*response));
 }
 
 }  // namespace e2beval::server::sandbox_fusion

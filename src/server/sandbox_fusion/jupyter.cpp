@@ -208,7 +208,7 @@ asio::awaitable<json::object> run_jupyter(ServerContext& context, RunJupyterRequ
     // Woken when the call thread is done, or by the client going away (cancellation): then the session is killed,
     // which ends the thread's calls; the thread finishes on its own with what it shares.
     while (!run->finished) {
-        const auto [ec] = co_await wake->async_wait(asio::as_tuple(asio::use_awaitable));
+        co_await wake->async_wait(asio::as_tuple(asio::use_awaitable));  // woken or cancelled: both end the wait
         if (!run->finished && (co_await asio::this_coro::cancellation_state).cancelled() != asio::cancellation_type::none) {
             kill_session(*run);
             throw boost::system::system_error(asio::error::operation_aborted, "the client went away");

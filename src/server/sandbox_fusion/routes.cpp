@@ -2,18 +2,12 @@
 // (dataset_routes.cpp). A run is cancelled (it leaves the queue, or its sandbox is killed) when its client goes away.
 #include "server/sandbox_fusion/routes.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
-#include "server/client_watch.hpp"
 #include "server/plan.hpp"
 #include "server/sandbox_fusion/access.hpp"
+#include "server/sandbox_fusion/client_wait.hpp"
 #include "server/sandbox_fusion/dataset_routes.hpp"
 #include "server/sandbox_fusion/fair_queue.hpp"
 #include "server/sandbox_fusion/jupyter.hpp"
@@ -42,33 +36,6 @@ Response queue_full(const QueueFull& full) {
     auto response = detail_response(http::status::service_unavailable, full.what());
     response.headers.emplace_back("Retry-After", "1");
     return response;
-}
-
-template <typename Result>
-struct Completion {
-    std::optional<Result> value;
-    std::exception_ptr failure;
-};
-
-// Runs `work` while the client waits for its answer; cancels it (terminal) when the client closes its connection.
-// The value, or the exception `work` ended with (operation_aborted when the client went away).
-template <typename Result>
-asio::awaitable<Result> while_client_waits(Exchange& exchange, asio::awaitable<Result> work) {
-    auto io = co_await asio::this_coro::executor;
-    auto done = std::make_shared<Completion<Result>>();
-    auto wake = std::make_shared<asio::steady_timer>(io, asio::steady_timer::time_point::max());
-    asio::cancellation_signal gone;
-    ClientWatch watch(exchange.stream().socket(), [&gone] { gone.emit(asio::cancellation_type::terminal); });
-    asio::co_spawn(io, std::move(work),
-                   asio::bind_cancellation_slot(gone.slot(), [done, wake](std::exception_ptr failure, Result value) {
-                       if (failure) done->failure = failure;
-                       else done->value.emplace(std::move(value));
-                       wake->cancel();
-                   }));
-    while (!done->value && !done->failure) co_await wake->async_wait(asio::as_tuple(asio::use_awaitable));
-    watch.stop();
-    if (done->failure) std::rethrow_exception(done->failure);
-    co_return std::move(*done->value);
 }
 
 asio::awaitable<void> serve_run_code(ServerContext& context, Exchange& exchange) {
