@@ -1,8 +1,11 @@
 // `e2beval serve`: E2B's API on this machine (src/server/), so the official E2B SDKs run unchanged against
 // local sandboxes. This file reads the options, prints how to point an SDK at the server, and runs it.
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
 
+#include "cli/command_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/python_interpreter.hpp"
 #include "e2beval/core/error.hpp"
@@ -66,6 +69,34 @@ std::string url_host(const std::string& host) {
     return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
+// The token SandboxFusion's routes require from every client (docs/sandbox-fusion.md): the first line of
+// --sandbox-fusion-token-file, else $E2BEVAL_SANDBOX_FUSION_TOKEN; empty: loopback clients only.
+std::string sandbox_fusion_token(const ParsedArgs& args) {
+    std::string token;
+    std::string source;
+    if (const auto file = args.value("--sandbox-fusion-token-file")) {
+        token = read_file(*file, "--sandbox-fusion-token-file");
+        token = token.substr(0, token.find('\n'));
+        source = "--sandbox-fusion-token-file " + *file;
+    } else if (const char* variable = std::getenv("E2BEVAL_SANDBOX_FUSION_TOKEN"); variable && *variable) {
+        token = variable;
+        source = "E2BEVAL_SANDBOX_FUSION_TOKEN";
+    } else {
+        return {};
+    }
+    while (!token.empty() && (token.back() == '\r' || token.back() == ' ' || token.back() == '\t')) token.pop_back();
+    if (token.size() < 16 || token.find_first_of(" \t") != std::string::npos)
+        throw usage_error(source + ": the SandboxFusion token must be one word of at least 16 characters "
+                                   "(e.g. `openssl rand -hex 32`)");
+    return token;
+}
+
+// Runs at once by default: two per CPU (docs/sandbox-fusion.md has the measurement): a run mostly waits on its
+// sandbox's start, its compiler or its program's I/O, and the CPU quota of each run keeps one from taking more.
+unsigned long default_sandbox_fusion_jobs() {
+    return std::max(2u, 2 * std::max(1u, std::thread::hardware_concurrency()));
+}
+
 int serve_command(const ParsedArgs& args) {
     server::ServerOptions options;
     options.host = args.value("--host").value_or("127.0.0.1");
@@ -101,13 +132,29 @@ int serve_command(const ParsedArgs& args) {
             options.api_keys.push_back(key);
         }
     }
+    // SandboxFusion's API (src/server/sandbox_fusion/, docs/sandbox-fusion.md).
+    auto& fusion = options.sandbox_fusion;
+    fusion.jobs = whole_number(args, "--sandbox-fusion-jobs", 1, 4096, default_sandbox_fusion_jobs());
+    fusion.queue = whole_number(args, "--sandbox-fusion-queue", 0, 1000000, 256);
+    fusion.max_timeout_seconds = static_cast<double>(whole_number(args, "--sandbox-fusion-max-timeout", 1, 86400, 300));
+    fusion.default_memory_bytes = whole_number(args, "--sandbox-fusion-memory-mb", 16, 1 << 20, 1024) << 20;
+    fusion.max_memory_bytes = whole_number(args, "--sandbox-fusion-max-memory-mb", 16, 1 << 20, 4096) << 20;
+    if (fusion.default_memory_bytes > fusion.max_memory_bytes)
+        throw usage_error("--sandbox-fusion-memory-mb is more than --sandbox-fusion-max-memory-mb");
+    fusion.fetch_file_bytes = whole_number(args, "--sandbox-fusion-fetch-file-mb", 1, 4096, 16) << 20;
+    fusion.fetch_total_bytes = whole_number(args, "--sandbox-fusion-fetch-total-mb", 1, 4096, 64) << 20;
+    fusion.token = sandbox_fusion_token(args);
     const bool generated_key = options.api_keys.empty();
     if (generated_key) options.api_keys.push_back(server::generate_api_key());
 
     LocalSandboxOptions sandbox_options;
     sandbox_options.python_executable = args.value("--python").value_or("");
     sandbox_options.python_info = require_working_python(chosen_python(args.value("--python")));
-    sandbox_options.pool.enabled = false;  // sessions start their own agent; the pool serves one-shot runs
+    // The warm pool serves one-shot Python runs (SandboxFusion's /run_code); its zygotes start on the first such
+    // run, so a server only E2B's SDKs use starts none (sessions start their own agent). One zygote per job, so
+    // that every Python run of a full queue is warm.
+    sandbox_options.pool.enabled = true;
+    sandbox_options.pool.max_zygotes = std::max<std::size_t>(sandbox_options.pool.max_zygotes, fusion.jobs);
     // Sandboxes started ahead of demand, so that a create is a hand-out; each costs an idle agent and Python
     // kernel (docs/serve.md says how much). More than can be alive at once could never all be handed out.
     sandbox_options.ready_sessions = whole_number(args, "--ready-sandboxes", 0, 10000, 1);
@@ -140,6 +187,8 @@ int serve_command(const ParsedArgs& args) {
     std::cout << "export E2B_API_URL=" << base << "\n"
               << "export E2B_SANDBOX_URL=" << base << "\n";
     if (generated_key) std::cout << "export E2B_API_KEY=" << options.api_keys.front() << "\n";
+    // The official sandbox-fusion client reads this (verl takes the URL + "/run_code"): docs/sandbox-fusion.md.
+    std::cout << "export SANDBOX_FUSION_ENDPOINT=" << base << "\n";
     std::cout.flush();
     server.run();
     std::cerr << "e2beval serve: stopped; every sandbox was killed\n";
@@ -158,6 +207,8 @@ Command make_serve_command() {
              "Without --api-key a key is generated and printed. SIGINT/SIGTERM stop the server and kill every sandbox.\n"
              "code-interpreter-v1, the SDKs' default template, is E2B's environment (numpy, pandas, matplotlib, ...): the\n"
              "first start builds it (pip's log is shown; minutes), later starts reuse it; --bare-code-interpreter skips it.\n"
+             "SandboxFusion's API (/run_code, /run_jupyter, its dataset API) is served on the same port, to loopback\n"
+             "clients unless a token is set: export SANDBOX_FUSION_ENDPOINT as printed (docs/sandbox-fusion.md).\n"
              "What is served and what is not: docs/serve.md.",
              {{"--host", "ADDRESS", "address to listen on (default 127.0.0.1; 0.0.0.0 exposes it to the network)"},
               {"--port", "PORT", "port to listen on (default 3000; 0 picks a free one, printed)"},
@@ -180,6 +231,22 @@ Command make_serve_command() {
               {"--body-timeout", "SECONDS", "a request's body must arrive within this after its headers (default 120)"},
               {"--idle-timeout", "SECONDS", "a kept-alive connection is closed after this long without a request (default 330)"},
               {"--python", "PATH", "Python interpreter the sandboxes run (default: $E2BEVAL_PYTHON, else python3)"},
+              {"--sandbox-fusion-jobs", "N",
+               "SandboxFusion API: most runs at once (/run_code, /run_jupyter, /submit); default two per CPU"},
+              {"--sandbox-fusion-queue", "N",
+               "SandboxFusion API: most runs waiting their turn (served round-robin by client); more get 503 (default 256)"},
+              {"--sandbox-fusion-max-timeout", "SECONDS",
+               "SandboxFusion API: largest compile_timeout, run_timeout or total_timeout a request may ask (default 300)"},
+              {"--sandbox-fusion-memory-mb", "MB",
+               "SandboxFusion API: memory of a run whose memory_limit_MB is -1 (no limit upstream), 0 or null (default 1024)"},
+              {"--sandbox-fusion-max-memory-mb", "MB", "SandboxFusion API: largest memory_limit_MB a request may ask (default 4096)"},
+              {"--sandbox-fusion-fetch-file-mb", "MB",
+               "SandboxFusion API: largest file fetch_files returns; a larger one is left out, said in `message` (default 16)"},
+              {"--sandbox-fusion-fetch-total-mb", "MB",
+               "SandboxFusion API: most bytes of fetched files in one response; files past it are left out (default 64)"},
+              {"--sandbox-fusion-token-file", "FILE",
+               "SandboxFusion API: require 'Authorization: Bearer <the file's first line>' from every client, and serve "
+               "other addresses than loopback (default: loopback only; also $E2BEVAL_SANDBOX_FUSION_TOKEN)"},
               {"--bare-code-interpreter", "",
                "serve code-interpreter-v1 (the SDKs' default template) with the bare default environment, as base: nothing is "
                "built or downloaded at start, but E2B's packages (pandas, matplotlib, ...) are missing"}},

@@ -6,6 +6,7 @@
 #include "server/envd.hpp"
 #include "server/plan.hpp"
 #include "server/sandbox_access.hpp"
+#include "server/sandbox_fusion/routes.hpp"
 
 namespace e2beval::server {
 
@@ -17,6 +18,9 @@ boost::asio::awaitable<void> route(ServerContext& context, Exchange& exchange) {
                 co_return co_await carry_out(context, exchange, Plan(std::move(*refusal)));
             co_return co_await serve_envd(context, exchange, signer);
         }
+        // SandboxFusion's API (docs/sandbox-fusion.md): its paths are none of E2B's control plane's.
+        if (sandbox_fusion::is_sandbox_fusion_route(exchange.request().target()))
+            co_return co_await sandbox_fusion::serve_sandbox_fusion(context, exchange);
         co_return co_await serve_control_plane(context, exchange);
     }
     const auto port_header = exchange.header("E2b-Sandbox-Port");

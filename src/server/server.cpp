@@ -25,6 +25,7 @@
 #include "server/http_exchange.hpp"
 #include "server/routing.hpp"
 #include "server/sandbox_fusion/dataset_routes.hpp"
+#include "server/sandbox_fusion/fair_queue.hpp"
 #include "server/server_context.hpp"
 #include "server/server_stream.hpp"
 #include "server/tls_context.hpp"
@@ -178,6 +179,8 @@ struct Server::State {
         backend->keep_sessions_ready(server_options.session_defaults);
         context = std::make_unique<ServerContext>(server_options, std::move(backend), std::move(registry));
         context->sandbox_fusion_datasets = sandbox_fusion::load_datasets(server_options.sandbox_fusion.datasets);
+        context->sandbox_fusion_queue = std::make_shared<sandbox_fusion::FairQueue>(server_options.sandbox_fusion.jobs,
+                                                                                    server_options.sandbox_fusion.queue);
         if (!server_options.tls_certificate_file.empty())
             tls.emplace(make_tls_context(server_options.tls_certificate_file, server_options.tls_private_key_file));
         boost::system::error_code ec;

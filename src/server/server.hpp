@@ -52,6 +52,19 @@ struct ServerOptions {
     struct SandboxFusion {
         // `--dataset NAME=FILE`: the datasets its dataset API serves by name.
         std::vector<std::pair<std::string, std::filesystem::path>> datasets;
+        // Runs at once (each a sandbox) and requests waiting their turn beyond them; past that, 503.
+        std::size_t jobs = 4;
+        std::size_t queue = 256;
+        // The most a request may ask: a compile_timeout or run_timeout (seconds) and memory_limit_MB.
+        double max_timeout_seconds = 300;
+        std::uint64_t max_memory_bytes = 8192ull << 20;
+        // The memory of a run whose memory_limit_MB is -1 (SandboxFusion's "no limit"), 0 or null.
+        std::uint64_t default_memory_bytes = 1024ull << 20;
+        // fetch_files: the largest file sent back, and all of one response's together.
+        std::uint64_t fetch_file_bytes = 16ull << 20;
+        std::uint64_t fetch_total_bytes = 64ull << 20;
+        // Set: every client must send `Authorization: Bearer <token>` (loopback too). Empty: loopback clients only.
+        std::string token;
     } sandbox_fusion;
 };
 

@@ -18,6 +18,7 @@ namespace e2beval::server {
 
 namespace sandbox_fusion {
 struct Datasets;
+class FairQueue;
 }
 
 struct ServerContext {
@@ -37,6 +38,8 @@ struct ServerContext {
     std::atomic<bool> stopping{false};  // a sandbox created from now on is killed at once
     // SandboxFusion's API (src/server/sandbox_fusion/): the datasets of --dataset, loaded before the server listens.
     std::shared_ptr<const sandbox_fusion::Datasets> sandbox_fusion_datasets;
+    // Its runs' fair queue (--sandbox-fusion-jobs, --sandbox-fusion-queue); only the I/O thread touches it.
+    std::shared_ptr<sandbox_fusion::FairQueue> sandbox_fusion_queue;
 };
 
 }  // namespace e2beval::server

@@ -1,0 +1,358 @@
+// Reading SandboxFusion's request bodies, with FastAPI's 422 for what does not fit the model.
+#include "server/sandbox_fusion/requests.hpp"
+
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include <boost/json.hpp>
+
+namespace e2beval::server::sandbox_fusion {
+
+namespace json = boost::json;
+
+namespace {
+
+// pydantic's documentation link in each error, as SandboxFusion's server (pydantic 2.6) writes it.
+std::string error_url(std::string_view type) { return "https://errors.pydantic.dev/2.6/v/" + std::string(type); }
+
+// The errors of one body, gathered so that a client learns about all of them at once, as from FastAPI.
+struct ValidationErrors {
+    json::array list;
+
+    void add(std::string_view type, json::array loc, std::string_view message, const json::value& input) {
+        json::object error{{"type", type}, {"loc", std::move(loc)}, {"msg", message}, {"input", input}};
+        error["url"] = error_url(type);
+        list.push_back(std::move(error));
+    }
+    bool empty() const { return list.empty(); }
+    Response response() const {
+        return json_response(http::status::unprocessable_entity, json::object{{"detail", list}});
+    }
+};
+
+json::array body_loc(std::string_view field) { return json::array{"body", field}; }
+json::array body_loc(std::string_view field, std::string_view key) { return json::array{"body", field, key}; }
+json::array body_loc(std::string_view field, std::size_t index) { return json::array{"body", field, index}; }
+
+// The body as an object, or FastAPI's answer for one that is not (bad JSON, a list, nothing).
+std::variant<json::object, Response> body_object(std::string_view body) {
+    if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        ValidationErrors errors;
+        errors.add("missing", json::array{"body"}, "Field required", nullptr);
+        return errors.response();
+    }
+    json::stream_parser parser;
+    boost::system::error_code ec;
+    const auto used = parser.write_some(body.data(), body.size(), ec);
+    if (!ec) parser.finish(ec);
+    if (!ec && used != body.size() && body.find_first_not_of(" \t\r\n", used) != std::string_view::npos)
+        ec = json::make_error_code(json::error::extra_data);
+    if (ec) {
+        ValidationErrors errors;
+        errors.add("json_invalid", json::array{"body", used}, "JSON decode error", json::object{});
+        errors.list.back().as_object()["ctx"] = json::object{{"error", ec.message()}};
+        return errors.response();
+    }
+    auto value = parser.release();
+    if (!value.is_object()) {
+        ValidationErrors errors;
+        errors.add("model_attributes_type", json::array{"body"},
+                   "Input should be a valid dictionary or object to extract fields from", value);
+        return errors.response();
+    }
+    return std::move(value.as_object());
+}
+
+// SandboxFusion's models ignore unknown fields; e2beval refuses them (issue 36), so that a misspelt field
+// (`run_timout`) is not silently a default. No current client sends one (docs/sandbox-fusion.md).
+void refuse_unknown_fields(const json::object& body, std::initializer_list<std::string_view> known, ValidationErrors& errors) {
+    for (const auto& [name, value] : body) {
+        bool is_known = false;
+        for (const auto known_name : known) is_known = is_known || name == known_name;
+        if (!is_known) errors.add("extra_forbidden", body_loc(name), "Extra inputs are not permitted", value);
+    }
+}
+
+std::optional<std::string> required_string(const json::object& body, std::string_view field, ValidationErrors& errors) {
+    const auto* value = body.if_contains(field);
+    if (!value) {
+        errors.add("missing", body_loc(field), "Field required", body);
+        return std::nullopt;
+    }
+    if (!value->is_string()) {
+        errors.add("string_type", body_loc(field), "Input should be a valid string", *value);
+        return std::nullopt;
+    }
+    return std::string(value->as_string());
+}
+
+// A number of seconds (pydantic's lax float: a number or a numeric string), in (0, limit]; null: the default.
+double seconds_field(const json::object& body, std::string_view field, double fallback, double lowest_exclusive,
+                     double limit, ValidationErrors& errors) {
+    const auto* value = body.if_contains(field);
+    if (!value || value->is_null()) return fallback;
+    std::optional<double> number;
+    if (value->is_int64()) number = static_cast<double>(value->as_int64());
+    else if (value->is_uint64()) number = static_cast<double>(value->as_uint64());
+    else if (value->is_double()) number = value->as_double();
+    else if (value->is_string()) {
+        try {
+            std::size_t used = 0;
+            const std::string text(value->as_string());
+            const double parsed = std::stod(text, &used);
+            if (used == text.size()) number = parsed;
+        } catch (const std::logic_error&) {
+        }
+    }
+    if (!number || !std::isfinite(*number)) {
+        errors.add("float_parsing", body_loc(field), "Input should be a valid number", *value);
+        return fallback;
+    }
+    if (*number <= lowest_exclusive) {
+        errors.add("greater_than", body_loc(field),
+                   "Input should be greater than " + json::serialize(json::value(lowest_exclusive)) +
+                       " (e2beval serve needs a positive time limit)",
+                   *value);
+        return fallback;
+    }
+    if (*number > limit) {
+        errors.add("less_than_equal", body_loc(field),
+                   "Input should be less than or equal to " + json::serialize(json::value(limit)) +
+                       " (the most this server allows; e2beval serve --sandbox-fusion-max-timeout raises it)",
+                   *value);
+        return fallback;
+    }
+    return *number;
+}
+
+// memory_limit_MB: an int (an integral float or a numeric string too, as pydantic's lax mode); -1, 0 or null
+// is the server's default; above the server's cap is refused.
+std::uint64_t memory_field(const json::object& body, const ServerOptions::SandboxFusion& limits, ValidationErrors& errors) {
+    const auto* value = body.if_contains("memory_limit_MB");
+    if (!value || value->is_null()) return limits.default_memory_bytes;
+    std::optional<double> number;
+    if (value->is_int64()) number = static_cast<double>(value->as_int64());
+    else if (value->is_uint64()) number = static_cast<double>(value->as_uint64());
+    else if (value->is_double()) number = value->as_double();
+    else if (value->is_string()) {
+        try {
+            std::size_t used = 0;
+            const std::string text(value->as_string());
+            const long long parsed = std::stoll(text, &used);
+            if (used == text.size()) number = static_cast<double>(parsed);
+        } catch (const std::logic_error&) {
+        }
+    }
+    if (!number || !std::isfinite(*number) || std::floor(*number) != *number) {
+        errors.add("int_parsing", body_loc("memory_limit_MB"), "Input should be a valid integer", *value);
+        return limits.default_memory_bytes;
+    }
+    if (*number <= 0) return limits.default_memory_bytes;
+    const double max_mb = static_cast<double>(limits.max_memory_bytes >> 20);
+    if (*number > max_mb) {
+        errors.add("less_than_equal", body_loc("memory_limit_MB"),
+                   "Input should be less than or equal to " + std::to_string(limits.max_memory_bytes >> 20) +
+                       " (the most this server allows; e2beval serve --sandbox-fusion-max-memory-mb raises it)",
+                   *value);
+        return limits.default_memory_bytes;
+    }
+    return static_cast<std::uint64_t>(*number) << 20;
+}
+
+// Standard base64 (RFC 4648 §4, with padding), as Python's base64.b64encode writes it; whitespace is skipped
+// (line-wrapped base64). Anything else is refused: SandboxFusion's b64decode drops stray characters silently,
+// which turns a mistake into a corrupt file.
+std::optional<std::string> decode_base64(std::string_view text) {
+    static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string decoded;
+    decoded.reserve(text.size() / 4 * 3);
+    unsigned buffer = 0;
+    int bits = 0;
+    std::size_t symbols = 0;
+    std::size_t padding = 0;
+    for (const char c : text) {
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        if (c == '=') {
+            ++padding;
+            ++symbols;
+            continue;
+        }
+        if (padding > 0) return std::nullopt;  // data after padding
+        const auto index = kAlphabet.find(c);
+        if (index == std::string_view::npos) return std::nullopt;
+        ++symbols;
+        buffer = (buffer << 6) | static_cast<unsigned>(index);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            decoded.push_back(static_cast<char>((buffer >> bits) & 0xFF));
+        }
+    }
+    if (symbols % 4 != 0 || padding > 2) return std::nullopt;
+    return decoded;
+}
+
+std::map<std::string, std::string> files_field(const json::object& body, bool values_nullable, ValidationErrors& errors) {
+    std::map<std::string, std::string> files;
+    const auto* value = body.if_contains("files");
+    if (!value || value->is_null()) return files;
+    if (!value->is_object()) {
+        errors.add("dict_type", body_loc("files"), "Input should be a valid dictionary", *value);
+        return files;
+    }
+    for (const auto& [name, content] : value->as_object()) {
+        const std::string requested(name);
+        if (content.is_null() && values_nullable) continue;  // SandboxFusion skips a null content
+        if (!content.is_string()) {
+            errors.add("string_type", body_loc("files", requested), "Input should be a valid string (the file's base64)", content);
+            continue;
+        }
+        // SandboxFusion's restore_files skips these names (its callers use them to leave a file out).
+        if (requested.find("IGNORE_THIS_FILE") != std::string::npos) continue;
+        const auto path = workspace_path(requested);
+        if (path.empty()) {
+            errors.add("value_error", body_loc("files", requested),
+                       "Value error, the path '" + requested +
+                           "' is not inside the workspace: give a relative path without '..' (e2beval serve keeps "
+                           "every file in the run's workspace)",
+                       json::string(requested));
+            continue;
+        }
+        auto decoded = decode_base64(content.as_string());
+        if (!decoded) {
+            errors.add("value_error", body_loc("files", requested),
+                       "Value error, the content of '" + requested + "' is not base64 (standard alphabet, with padding)",
+                       json::string(requested));
+            continue;
+        }
+        if (files.contains(path)) {
+            errors.add("value_error", body_loc("files", requested),
+                       "Value error, '" + requested + "' names the same workspace file as another entry", json::string(requested));
+            continue;
+        }
+        files.emplace(path, std::move(*decoded));
+    }
+    return files;
+}
+
+// The requested names as given (the response's keys); each is checked as a workspace path.
+std::vector<std::string> fetch_files_field(const json::object& body, ValidationErrors& errors) {
+    std::vector<std::string> names;
+    const auto* value = body.if_contains("fetch_files");
+    if (!value || value->is_null()) return names;
+    if (!value->is_array()) {
+        errors.add("list_type", body_loc("fetch_files"), "Input should be a valid list", *value);
+        return names;
+    }
+    constexpr std::size_t kMostFetched = 512;  // what the sandbox collects at most (src/local/spawn_plan.hpp)
+    if (value->as_array().size() > kMostFetched) {
+        errors.add("too_long", body_loc("fetch_files"), "List should have at most 512 items", nullptr);
+        return names;
+    }
+    std::size_t index = 0;
+    for (const auto& item : value->as_array()) {
+        if (!item.is_string()) {
+            errors.add("string_type", body_loc("fetch_files", index), "Input should be a valid string", item);
+        } else if (workspace_path(item.as_string()).empty()) {
+            errors.add("value_error", body_loc("fetch_files", index),
+                       "Value error, the path '" + std::string(item.as_string()) +
+                           "' is not inside the workspace: give a relative path without '..'",
+                       item);
+        } else {
+            names.emplace_back(item.as_string());
+        }
+        ++index;
+    }
+    return names;
+}
+
+}  // namespace
+
+Response validation_error(std::string_view type, json::array loc, std::string_view message, const json::value& input) {
+    ValidationErrors errors;
+    errors.add(type, std::move(loc), message, input);
+    return errors.response();
+}
+
+Response detail_response(http::status status, std::string_view detail) {
+    return json_response(status, json::object{{"detail", detail}});
+}
+
+std::string workspace_path(std::string_view path) {
+    if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos) return {};
+    std::string normal;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const auto end = std::min(path.find('/', start), path.size());
+        const auto part = path.substr(start, end - start);
+        if (part == "..") return {};
+        if (!part.empty() && part != ".") {
+            if (!normal.empty()) normal += '/';
+            normal += part;
+        }
+        start = end + 1;
+    }
+    return normal;
+}
+
+std::variant<RunCodeRequest, Response> parse_run_code_request(std::string_view text, const ServerOptions::SandboxFusion& limits) {
+    auto parsed = body_object(text);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
+    const auto& body = std::get<json::object>(parsed);
+    ValidationErrors errors;
+    refuse_unknown_fields(body, {"code", "language", "compile_timeout", "run_timeout", "memory_limit_MB", "stdin", "files",
+                                 "fetch_files"},
+                          errors);
+    RunCodeRequest request;
+    if (auto code = required_string(body, "code", errors)) request.code = std::move(*code);
+    if (auto language = required_string(body, "language", errors)) request.language = std::move(*language);
+    request.compile_timeout = seconds_field(body, "compile_timeout", 10, 0, limits.max_timeout_seconds, errors);
+    request.run_timeout = seconds_field(body, "run_timeout", 10, 0, limits.max_timeout_seconds, errors);
+    request.memory_limit_mb = static_cast<long>(memory_field(body, limits, errors) >> 20);
+    if (const auto* stdin_value = body.if_contains("stdin"); stdin_value && !stdin_value->is_null()) {
+        if (stdin_value->is_string()) request.stdin_data = std::string(stdin_value->as_string());
+        else errors.add("string_type", body_loc("stdin"), "Input should be a valid string", *stdin_value);
+    }
+    request.files = files_field(body, true, errors);
+    request.fetch_files = fetch_files_field(body, errors);
+    if (!errors.empty()) return errors.response();
+    return request;
+}
+
+std::variant<RunJupyterRequest, Response> parse_run_jupyter_request(std::string_view text,
+                                                                    const ServerOptions::SandboxFusion& limits) {
+    auto parsed = body_object(text);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
+    const auto& body = std::get<json::object>(parsed);
+    ValidationErrors errors;
+    refuse_unknown_fields(body, {"cells", "cell_timeout", "total_timeout", "memory_limit_MB", "kernel", "files", "fetch_files"},
+                          errors);
+    RunJupyterRequest request;
+    const auto* cells = body.if_contains("cells");
+    if (!cells) {
+        errors.add("missing", body_loc("cells"), "Field required", body);
+    } else if (!cells->is_array()) {
+        errors.add("list_type", body_loc("cells"), "Input should be a valid list", *cells);
+    } else {
+        std::size_t index = 0;
+        for (const auto& cell : cells->as_array()) {
+            if (cell.is_string()) request.cells.emplace_back(cell.as_string());
+            else errors.add("string_type", body_loc("cells", index), "Input should be a valid string", cell);
+            ++index;
+        }
+    }
+    // cell_timeout 0 is SandboxFusion's default and means no per-cell limit; negative is refused.
+    request.cell_timeout = seconds_field(body, "cell_timeout", 0, -1e-300, limits.max_timeout_seconds, errors);
+    request.total_timeout = seconds_field(body, "total_timeout", 45, 0, limits.max_timeout_seconds, errors);
+    memory_field(body, limits, errors);  // checked, then unused: SandboxFusion ignores it too (a session's memory applies)
+    if (const auto* kernel = body.if_contains("kernel"); kernel && !kernel->is_null() &&
+                                                          !(kernel->is_string() && kernel->as_string() == "python3"))
+        errors.add("literal_error", body_loc("kernel"), "Input should be 'python3'", *kernel);
+    request.files = files_field(body, false, errors);
+    request.fetch_files = fetch_files_field(body, errors);
+    if (!errors.empty()) return errors.response();
+    return request;
+}
+
+}  // namespace e2beval::server::sandbox_fusion
