@@ -73,9 +73,9 @@ class Workload:
 def workloads(run_id: int) -> List[Workload]:
     return [
         Workload("python print (warm)", "python", None, "hello\n", lambda i: 'print("hello")', 1.0),
-        Workload("C++ stdin, cache warm", "cpp", "3 4\n", "7\n", lambda i: CPP_PROGRAM % 0, 0.5),
+        Workload("C++ stdin, cache warm", "cpp", "3 4\n", "7\n", lambda i: CPP_PROGRAM % 0, 0.25),
         # salts unique to this run (run_id) and request: nothing compiled before can match
-        Workload("C++ stdin, cache cold", "cpp", "3 4\n", "7\n", lambda i: CPP_PROGRAM % (run_id * 100000 + i + 1), 0.25),
+        Workload("C++ stdin, cache cold", "cpp", "3 4\n", "7\n", lambda i: CPP_PROGRAM % (run_id * 100000 + i + 1), 0.125),
     ]
 
 
@@ -293,6 +293,23 @@ def one_request(endpoint: str, workload: Workload, index: int) -> Optional[str]:
     return None
 
 
+ISOLATION_PROBE = """import os
+nets = sorted(line.split(":")[0].strip() for line in open("/proc/net/dev").read().splitlines()[2:])
+groups = [line.split(":", 2)[2] for line in open("/proc/self/cgroup").read().splitlines()
+          if ":memory:" in line or line.startswith("0::")]
+print("uid", os.getuid(), "pid", os.getpid(), "net", ",".join(nets), "cgroup", ";".join(groups))
+"""
+
+
+def isolation_probe(endpoint: str) -> str:
+    """What a program run by this server sees: its uid, its pid (small in a PID namespace), the network interfaces
+    (only `lo` in a network namespace) and its cgroup."""
+    from sandbox_fusion import RunCodeRequest, run_code
+
+    response = run_code(RunCodeRequest(code=ISOLATION_PROBE, language="python"), endpoint=endpoint, max_attempts=1)
+    return (response.run_result.stdout or "").strip() if response.run_result else f"no run: {response}"
+
+
 def measure(endpoint: str, workload: Workload, concurrency: int, count: int, first_index: int) -> Cell:
     cell = Cell()
     lock = threading.Lock()
@@ -336,7 +353,7 @@ def main() -> int:
             p.add_argument("--sandbox-fusion", type=Path, metavar="DIR",
                            help="an install of SandboxFusion's server (DIR/run.sh PORT starts it); without it, its rows say n/a"),
             p.add_argument("--requests", type=int, default=256,
-                           help="requests per cell for Python (C++ warm: half, cold: a quarter; at least the "
+                           help="requests per cell for Python (C++ warm: a quarter, cold: an eighth; at least the "
                                 "concurrency) (default 256)"),
             p.add_argument("--quick", action="store_true", help="64 requests per Python cell: a smoke run"),
             p.add_argument("--concurrency", type=int, nargs="+", default=list(CONCURRENCY),
@@ -380,6 +397,13 @@ def main() -> int:
                     problem = one_request(contender.endpoint, workload, 0)
                     if problem:
                         raise RuntimeError(f"{contender.name}: warm-up {workload.name}: {problem}")
+        for contender in contenders:
+            seen = isolation_probe(contender.endpoint)
+            report.say(f"  what a program run by {contender.name} sees: {seen}")
+            if contender.name == "e2beval" and " net lo " not in f" {seen} ":
+                # serve has no --min-isolation: the bench checks the network namespace it measures behind
+                raise RuntimeError(f"e2beval's runs are not in a network namespace of their own ({seen}): "
+                                   "the bench measures e2beval isolated only")
         next_index = 0
         with bl.ContentionMonitor() as monitor:
             for workload in loads:
