@@ -451,8 +451,11 @@ def main() -> int:
         for concurrency in args.concurrency:
             own, sf, ref = by["e2beval"][concurrency], by.get("SandboxFusion", {}).get(concurrency), by["reference"][concurrency]
             goal = workload.language == "python" and concurrency == 64
-            ratios = [f"{bl.times(own.rate / other.rate)} SF" for other in [sf] if other and other.rate]
-            ratios += [f"{bl.times(own.rate / ref.rate)} ref" for _ in [0] if ref.rate]
+            ratios = []
+            if sf and sf.rate:
+                ratios.append(f"{bl.times(own.rate / sf.rate)} SF")
+            if ref.rate:
+                ratios.append(f"{bl.times(own.rate / ref.rate)} ref")
             met = (own.rate >= 5 * sf.rate) if (goal and sf and sf.rate) else None
             report.row(f"req/s, {workload.name}, c={concurrency}", rate(own),
                        f"SF {rate(sf)}; ref {rate(ref)}", ", ".join(ratios) or "-",
