@@ -105,6 +105,16 @@ bool silent_end(const beast::error_code& ec) {
            ec.category() == asio::error::get_ssl_category() || ec == asio::ssl::error::stream_truncated;
 }
 
+// The 413/431 for a request past the body or header limit. Built outside the coroutine: GCC 12 destroys the
+// temporaries of a conditional expression inside a co_await's arguments twice (a double free after every 413).
+Response too_large_response(const beast::error_code& ec, std::size_t max_body_bytes) {
+    if (ec == http::error::body_limit)
+        return error_response(http::status::payload_too_large, "the request body is larger than this server accepts (" +
+                                                                   std::to_string(max_body_bytes >> 20) +
+                                                                   " MiB, e2beval serve --max-body-mb)");
+    return error_response(http::status::request_header_fields_too_large, "the request headers are larger than 64 KiB");
+}
+
 asio::awaitable<void> serve_connection(ServerContext& context, ServerStream& stream) {
     beast::flat_buffer buffer;
     if (stream.is_tls() && !co_await tls_handshake(stream, buffer, context.options)) co_return;
@@ -119,13 +129,7 @@ asio::awaitable<void> serve_connection(ServerContext& context, ServerStream& str
                 Exchange refusal(stream, partial);
                 refusal.close_after();
                 stream.expires_after(context.options.header_timeout);  // the refusal must not hang on a stalled reader
-                co_await refusal.reply(error_response(
-                    ec == http::error::body_limit ? http::status::payload_too_large
-                                                  : http::status::request_header_fields_too_large,
-                    ec == http::error::body_limit
-                        ? "the request body is larger than this server accepts (" +
-                              std::to_string(context.options.max_body_bytes >> 20) + " MiB, e2beval serve --max-body-mb)"
-                        : std::string("the request headers are larger than 64 KiB")));
+                co_await refusal.reply(too_large_response(ec, context.options.max_body_bytes));
             } else if (!silent_end(ec)) {
                 auto& partial = parser.get();
                 Exchange refusal(stream, partial);
@@ -249,7 +253,16 @@ struct Server::State {
         signals.cancel(ignored);
         // Killing the sessions ends the calls blocked on them; their threads then finish and are waited for.
         context->sandboxes.kill_all();
+        kill_other_sessions();
         io.stop();
+    }
+
+    // The sessions that are no E2B sandbox (SandboxFusion's /run_jupyter runs one per request): the registry
+    // holds every session the backend started, so that a cell running on a call thread ends now too, instead of
+    // holding the shutdown until its time limit.
+    void kill_other_sessions() noexcept {
+        for (const auto& info : context->registry->list())
+            if (auto session = context->registry->find(info.id)) session->kill();
     }
 
     // Declared first so that it goes last: the I/O context's pending coroutines, destroyed with it, refer to it.

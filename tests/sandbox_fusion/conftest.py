@@ -29,13 +29,16 @@ class SandboxFusionServer:
                                          "--ready-sandboxes", "0", *options],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.endpoint = None
+        self.sandbox_fusion_endpoint = None  # the SANDBOX_FUSION_ENDPOINT line serve prints (the same URL)
         deadline = time.monotonic() + 60
-        while self.endpoint is None and time.monotonic() < deadline:
+        while (self.endpoint is None or self.sandbox_fusion_endpoint is None) and time.monotonic() < deadline:
             line = self.process.stdout.readline()
             assert line, "e2beval serve ended before printing its export lines: " + self.process.stderr.read()
             name, _, value = line.strip().removeprefix("export ").partition("=")
             if name == "E2B_API_URL":
                 self.endpoint = value
+            if name == "SANDBOX_FUSION_ENDPOINT":
+                self.sandbox_fusion_endpoint = value
         assert self.endpoint, "e2beval serve printed no E2B_API_URL line"
         self.port = int(self.endpoint.rsplit(":", 1)[1])
 

@@ -19,7 +19,7 @@ asio::awaitable<FairQueue::Slot> FairQueue::acquire(std::string client) {
         ++running_;
         co_return Slot(this);
     }
-    if (waiting_ >= max_waiting_)
+    if (waiting_ >= max_waiting_ && !make_room_for(client))
         throw QueueFull("the run queue is full (" + std::to_string(waiting_) + " requests waiting, " +
                         std::to_string(running_) + " running): retry later, or raise e2beval serve --sandbox-fusion-queue "
                         "(or --sandbox-fusion-jobs)");
@@ -31,6 +31,10 @@ asio::awaitable<FairQueue::Slot> FairQueue::acquire(std::string client) {
     // Woken by release() (granted: the slot passed to this waiter) or by the coroutine's cancellation.
     const auto [ec] = co_await waiter->wake.async_wait(asio::as_tuple(asio::use_awaitable));
     if (waiter->granted) co_return Slot(this);
+    if (waiter->evicted)
+        throw QueueFull("the run queue is full and this client had the most requests waiting (" + std::to_string(max_waiting_) +
+                        " places): its newest one gave its place to another client's; retry later, or raise e2beval serve "
+                        "--sandbox-fusion-queue");
     forget(client, waiter);
     throw boost::system::system_error(ec ? ec : asio::error::operation_aborted, "the client went away while it waited");
 }
@@ -55,6 +59,25 @@ void FairQueue::release() {
         return;  // the slot passes on: running_ is unchanged
     }
     --running_;
+}
+
+bool FairQueue::make_room_for(const std::string& client) {
+    const auto mine = waiters_.find(client);
+    const std::size_t own = mine == waiters_.end() ? 0 : mine->second.size();
+    auto biggest = waiters_.end();
+    for (auto at = waiters_.begin(); at != waiters_.end(); ++at)
+        if (biggest == waiters_.end() || at->second.size() > biggest->second.size()) biggest = at;
+    if (biggest == waiters_.end() || biggest->second.size() < own + 2) return false;
+    auto evicted = biggest->second.back();
+    biggest->second.pop_back();
+    --waiting_;
+    if (biggest->second.empty()) {
+        turns_.remove(biggest->first);
+        waiters_.erase(biggest);
+    }
+    evicted->evicted = true;
+    evicted->wake.cancel();
+    return true;
 }
 
 void FairQueue::forget(const std::string& client, const std::shared_ptr<Waiter>& waiter) {

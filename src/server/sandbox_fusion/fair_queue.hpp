@@ -1,6 +1,9 @@
 // At most N SandboxFusion runs at once; the rest wait in a bounded queue served round-robin by client address, so
 // that one client flooding the server delays its own requests, not another client's. Past the bound: QueueFull
-// (the route answers 503 with Retry-After). Only the server's single I/O thread touches it (no locks).
+// (the route answers 503 with Retry-After), except that a client with fewer waiters than the biggest holder of
+// the queue takes that holder's newest place (which gets the 503 instead): one client alone may fill the whole
+// queue (verl's hundreds of requests in flight), yet cannot keep another client from entering it.
+// Only the server's single I/O thread touches it (no locks).
 #pragma once
 
 #include <cstddef>
@@ -50,8 +53,12 @@ private:
         explicit Waiter(boost::asio::any_io_executor io) : wake(io, boost::asio::steady_timer::time_point::max()) {}
         boost::asio::steady_timer wake;
         bool granted = false;
+        bool evicted = false;  // its place went to a client with fewer waiters
     };
     void release();
+    // Makes room for `client` when the queue is full: evicts the newest waiter of the client holding the most
+    // places, if that client holds at least two more than `client`. Returns whether there is room now.
+    bool make_room_for(const std::string& client);
     void forget(const std::string& client, const std::shared_ptr<Waiter>& waiter);
 
     std::size_t slots_;

@@ -70,7 +70,7 @@ json::object cell_json(const Execution& execution, std::optional<double> timed_o
                                       {"traceback", traceback_lines(execution.error->traceback)}});
     if (timed_out_after)
         errors.push_back(json::object{{"ename", "TimeoutError"},
-                                      {"evalue", "the cell ran past its time limit of " + json::serialize(json::value(*timed_out_after)) +
+                                      {"evalue", "the cell ran past its time limit of " + seconds_text(*timed_out_after) +
                                                      " s and was interrupted"},
                                       {"traceback", json::array{}}});
     return json::object{{"stdout", to_valid_utf8(out)}, {"stderr", to_valid_utf8(err)}, {"display", std::move(display)},
@@ -118,7 +118,8 @@ json::object run_cells(const ServerContext& context, const RunJupyterRequest& re
     {
         std::lock_guard lock(run.mutex);
         run.session = session;
-        if (run.abandoned) {
+        // Abandoned by its client, or the server stops (its shutdown kills the sessions it knows: maybe before this one).
+        if (run.abandoned || context.stopping) {
             session->kill();
             return {};
         }
@@ -132,6 +133,7 @@ json::object run_cells(const ServerContext& context, const RunJupyterRequest& re
     json::array cells;
     bool out_of_time = false;
     for (const auto& cell : request.cells) {
+        if (context.stopping) throw sandbox_error("e2beval serve is stopping");
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         if (left.count() <= 0) {
             out_of_time = true;
@@ -176,7 +178,7 @@ json::object run_cells(const ServerContext& context, const RunJupyterRequest& re
                         {"stdout", ""},
                         {"stderr", ""}};
     if (out_of_time)
-        notes = "the cells ran past total_timeout (" + json::serialize(json::value(request.total_timeout)) + " s)" +
+        notes = "the cells ran past total_timeout (" + seconds_text(request.total_timeout) + " s)" +
                 (notes.empty() ? "" : "; " + notes);
     return response_json(out_of_time ? "Failed" : "Success", notes, std::move(driver), std::move(cells), std::move(files));
 }

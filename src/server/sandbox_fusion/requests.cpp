@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include <boost/json.hpp>
 
@@ -111,14 +112,14 @@ double seconds_field(const json::object& body, std::string_view field, double fa
     }
     if (*number <= lowest_exclusive) {
         errors.add("greater_than", body_loc(field),
-                   "Input should be greater than " + json::serialize(json::value(lowest_exclusive)) +
+                   "Input should be greater than " + seconds_text(lowest_exclusive) +
                        " (e2beval serve needs a positive time limit)",
                    *value);
         return fallback;
     }
     if (*number > limit) {
         errors.add("less_than_equal", body_loc(field),
-                   "Input should be less than or equal to " + json::serialize(json::value(limit)) +
+                   "Input should be less than or equal to " + seconds_text(limit) +
                        " (the most this server allows; e2beval serve --sandbox-fusion-max-timeout raises it)",
                    *value);
         return fallback;
@@ -279,6 +280,12 @@ Response detail_response(http::status status, std::string_view detail) {
     return json_response(status, json::object{{"detail", detail}});
 }
 
+std::string seconds_text(double seconds) {
+    std::ostringstream text;
+    text << seconds;
+    return text.str();
+}
+
 std::string workspace_path(std::string_view path) {
     if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos) return {};
     std::string normal;
@@ -315,6 +322,15 @@ std::variant<RunCodeRequest, Response> parse_run_code_request(std::string_view t
         else errors.add("string_type", body_loc("stdin"), "Input should be a valid string", *stdin_value);
     }
     request.files = files_field(body, true, errors);
+    // The run's workspace (docs/sandbox.md) holds the files and what the program writes: files that cannot fit
+    // are the request's fault, said here rather than as a SandboxError the client would retry.
+    std::uint64_t total = 0;
+    for (const auto& [path, bytes] : request.files) total += bytes.size();
+    if (const auto room = Limits{}.workspace_bytes; total > room)
+        errors.add("value_error", body_loc("files"),
+                   "Value error, the files hold " + std::to_string(total) + " bytes, more than the " + std::to_string(room) +
+                       " bytes a run's workspace holds",
+                   nullptr);
     request.fetch_files = fetch_files_field(body, errors);
     if (!errors.empty()) return errors.response();
     return request;
@@ -342,8 +358,8 @@ std::variant<RunJupyterRequest, Response> parse_run_jupyter_request(std::string_
             ++index;
         }
     }
-    // cell_timeout 0 is SandboxFusion's default and means no per-cell limit; negative is refused.
-    request.cell_timeout = seconds_field(body, "cell_timeout", 0, -1e-300, limits.max_timeout_seconds, errors);
+    // cell_timeout 0 (SandboxFusion's default) or less means no per-cell limit, as upstream (which never enforces it).
+    request.cell_timeout = std::max(0.0, seconds_field(body, "cell_timeout", 0, -1e300, limits.max_timeout_seconds, errors));
     request.total_timeout = seconds_field(body, "total_timeout", 45, 0, limits.max_timeout_seconds, errors);
     memory_field(body, limits, errors);  // checked, then unused: SandboxFusion ignores it too (a session's memory applies)
     if (const auto* kernel = body.if_contains("kernel"); kernel && !kernel->is_null() &&

@@ -37,6 +37,9 @@ std::variant<RunCodeRequest, Response> parse_run_code_request(std::string_view b
 std::variant<RunJupyterRequest, Response> parse_run_jupyter_request(std::string_view body,
                                                                     const ServerOptions::SandboxFusion& limits);
 
+// A number of seconds as people write it: "1", "0.5", "300".
+std::string seconds_text(double seconds);
+
 // A workspace path as e2beval takes it: relative, no `..`, no NUL; `.` and empty components dropped
 // ("./a//b" is "a/b"). Empty when the path is refused.
 std::string workspace_path(std::string_view path);

@@ -184,6 +184,35 @@ void fetch_files(const ServerOptions::SandboxFusion& options, const RunCodeReque
     if (!notes.empty()) response.message += (response.message.empty() ? "" : "; ") + notes;
 }
 
+RunCodeResponse unsupported_language(const std::string& language) {
+    RunCodeResponse response;
+    response.status = "SandboxError";
+    response.message = "e2beval serve does not run the language '" + language + "'; it runs: " + served_language_names() +
+                       " (docs/sandbox-fusion.md)";
+    return response;
+}
+
+// The response for an execution's outcome. A plain function, not part of the coroutine: GCC 12 mishandles some
+// temporaries in coroutines (src/server/server.cpp's too_large_response).
+RunCodeResponse response_of(const ServerOptions::SandboxFusion& options, const RunCodeRequest& request,
+                            const boost::system::error_code& ec, ExecResult& result) {
+    RunCodeResponse response;
+    if (result.compile) response.compile_result = compile_stage(*result.compile);
+    const bool compile_failed = result.compile && result.compile->outcome != Outcome::ok;
+    if (ec && !compile_failed) {
+        response.run_result = sandbox_failure(result.detail.empty() ? ec.message() : result.detail);
+    } else if (!compile_failed) {
+        response.run_result = run_stage(result);
+        // What the sandbox stopped (memory, output, processes, file size) is said in the message, for people.
+        if (result.outcome == Outcome::memory_limit || result.outcome == Outcome::output_limit ||
+            result.outcome == Outcome::pids_limit || result.outcome == Outcome::file_limit)
+            response.message = result.detail;
+    }
+    set_status(response);
+    if (response.status != "SandboxError") fetch_files(options, request, result, response);
+    return response;
+}
+
 }  // namespace
 
 json::object to_json(const CommandRunResult& result) {
@@ -212,33 +241,14 @@ json::object to_json(const RunCodeResponse& response) {
 }
 
 asio::awaitable<RunCodeResponse> run_code(ServerContext& context, RunCodeRequest request, std::string client) {
-    RunCodeResponse response;
     const auto served = served_language(request.language);
-    if (!served) {
-        response.status = "SandboxError";
-        response.message = "e2beval serve does not run the language '" + request.language +
-                           "'; it runs: " + served_language_names() + " (docs/sandbox-fusion.md)";
-        co_return response;
-    }
+    if (!served) co_return unsupported_language(request.language);
     auto exec = exec_request(context, request, *served);
     // Waits its turn (throws QueueFull at once when the queue is full, or when the client goes away meanwhile).
     auto slot = co_await context.sandbox_fusion_queue->acquire(std::move(client));
     auto [ec, result] = co_await context.backend->async_execute(std::move(exec), asio::as_tuple(asio::use_awaitable));
     if (ec == asio::error::operation_aborted) throw boost::system::system_error(ec, "the client went away");
-    if (result.compile) response.compile_result = compile_stage(*result.compile);
-    const bool compile_failed = result.compile && result.compile->outcome != Outcome::ok;
-    if (ec && !compile_failed) {
-        response.run_result = sandbox_failure(result.detail.empty() ? ec.message() : result.detail);
-    } else if (!compile_failed) {
-        response.run_result = run_stage(result);
-        // What the sandbox stopped (memory, output, processes, file size) is said in the message, for people.
-        if (result.outcome == Outcome::memory_limit || result.outcome == Outcome::output_limit ||
-            result.outcome == Outcome::pids_limit || result.outcome == Outcome::file_limit)
-            response.message = result.detail;
-    }
-    set_status(response);
-    if (response.status != "SandboxError") fetch_files(context.options.sandbox_fusion, request, result, response);
-    co_return response;
+    co_return response_of(context.options.sandbox_fusion, request, ec, result);
 }
 
 }  // namespace e2beval::server::sandbox_fusion
