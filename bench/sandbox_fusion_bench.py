@@ -24,7 +24,9 @@ Usage: .venv/bin/python bench/sandbox_fusion_bench.py [--sandbox-fusion DIR] [--
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
+import multiprocessing
 import os
 import shutil
 import signal
@@ -35,7 +37,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -68,11 +70,15 @@ class Workload:
     expected: str
     source: Callable[[int], str]  # request index -> the program
     requests_factor: float  # of --requests
+    # True: a bare http.client POST of the same JSON instead of the official client, to show what the servers do
+    # when the client's own CPU (about 3 ms a call, on the same cores) is out of the way
+    light_client: bool = False
 
 
 def workloads(run_id: int) -> List[Workload]:
     return [
         Workload("python print (warm)", "python", None, "hello\n", lambda i: 'print("hello")', 1.0),
+        Workload("python print, http.client", "python", None, "hello\n", lambda i: 'print("hello")', 1.0, True),
         Workload("C++ stdin, cache warm", "cpp", "3 4\n", "7\n", lambda i: CPP_PROGRAM % 0, 0.25),
         # salts unique to this run (run_id) and request: nothing compiled before can match
         Workload("C++ stdin, cache cold", "cpp", "3 4\n", "7\n", lambda i: CPP_PROGRAM % (run_id * 100000 + i + 1), 0.125),
@@ -276,8 +282,34 @@ class Cell:
         return len(self.latencies) / self.wall if self.wall else 0.0
 
 
+def light_request(endpoint: str, workload: Workload, index: int) -> Optional[str]:
+    """The JSON the official client sends (its `.dict()`: every field, nulls included), posted with http.client on a
+    new connection, as the client does; None when the answer is right."""
+    host, _, port = endpoint.removeprefix("http://").partition(":")
+    body = json.dumps({"compile_timeout": COMPILE_TIMEOUT, "run_timeout": RUN_TIMEOUT, "code": workload.source(index),
+                       "stdin": workload.stdin, "language": workload.language, "files": {}, "fetch_files": []})
+    connection = http.client.HTTPConnection(host, int(port), timeout=600)
+    try:
+        connection.request("POST", "/run_code", body, {"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        payload = answer.read()
+        if answer.status != 200:
+            return f"HTTP {answer.status}: {payload[:300]!r}"
+        response = json.loads(payload)
+    except (OSError, ValueError) as error:
+        return f"{type(error).__name__}: {error}"
+    finally:
+        connection.close()
+    stdout = (response.get("run_result") or {}).get("stdout")
+    if response.get("status") != "Success" or stdout != workload.expected:
+        return f"status {response.get('status')}, stdout {stdout!r}, {str(response)[:300]}"
+    return None
+
+
 def one_request(endpoint: str, workload: Workload, index: int) -> Optional[str]:
     """None when the answer is right, else what was wrong."""
+    if workload.light_client:
+        return light_request(endpoint, workload, index)
     from sandbox_fusion import RunCodeRequest, run_code
 
     request = RunCodeRequest(code=workload.source(index), language=workload.language, stdin=workload.stdin,
@@ -310,34 +342,57 @@ def isolation_probe(endpoint: str) -> str:
     return (response.run_result.stdout or "").strip() if response.run_result else f"no run: {response}"
 
 
-def measure(endpoint: str, workload: Workload, concurrency: int, count: int, first_index: int) -> Cell:
-    cell = Cell()
+def client_share(endpoint: str, position: int, run_id: int, indices: List[int], threads: int) -> tuple:
+    """One client process's part of a cell: `threads` threads sending `indices`' requests back to back.
+    Returns (latencies, failures, this process's CPU seconds)."""
+    workload = workloads(run_id)[position]
+    latencies: List[float] = []
+    failures: List[str] = []
     lock = threading.Lock()
-    indices = iter(range(first_index, first_index + count))
+    pending = iter(indices)
+    cpu_before = time.process_time()
 
     def client() -> None:
         while True:
             with lock:
-                index = next(indices, None)
+                index = next(pending, None)
             if index is None:
                 return
             started = time.perf_counter()
             problem = one_request(endpoint, workload, index)
             took = time.perf_counter() - started
             with lock:
-                if problem is None:
-                    cell.latencies.append(took)
-                else:
-                    cell.failures.append(problem)
+                (latencies.append(took) if problem is None else failures.append(problem))
 
-    cpu_before, busy_before = time.process_time(), bl.system_busy_seconds()
-    started = time.perf_counter()
-    with ThreadPoolExecutor(concurrency) as pool:
-        for future in [pool.submit(client) for _ in range(concurrency)]:
+    with ThreadPoolExecutor(threads) as pool:
+        for future in [pool.submit(client) for _ in range(threads)]:
             future.result()
+    return latencies, failures, time.process_time() - cpu_before
+
+
+def measure(endpoint: str, position: int, run_id: int, concurrency: int, count: int, first_index: int,
+            processes: int) -> Cell:
+    """`concurrency` clients at once, spread over `processes` client processes (threads in each), as verl spreads its
+    requests over reward worker processes: on a machine with more cores, one Python process of the official client
+    (GIL-bound, about 3 ms of CPU a call) would cap what is measured."""
+    processes = max(1, min(processes, concurrency))
+    indices = list(range(first_index, first_index + count))
+    shares = [(endpoint, position, run_id, indices[p::processes], concurrency // processes + (p < concurrency % processes))
+              for p in range(processes)]
+    cell = Cell()
+    busy_before = bl.system_busy_seconds()
+    started = time.perf_counter()
+    if processes == 1:
+        results = [client_share(*shares[0])]
+    else:
+        with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = list(pool.map(client_share, *zip(*shares)))
     cell.wall = time.perf_counter() - started
-    cell.client_cpu = time.process_time() - cpu_before
     cell.machine_cpu = bl.system_busy_seconds() - busy_before
+    for latencies, failures, cpu in results:
+        cell.latencies += latencies
+        cell.failures += failures
+        cell.client_cpu += cpu
     return cell
 
 
@@ -358,6 +413,10 @@ def main() -> int:
             p.add_argument("--quick", action="store_true", help="64 requests per Python cell: a smoke run"),
             p.add_argument("--concurrency", type=int, nargs="+", default=list(CONCURRENCY),
                            help="client threads at once, per cell (default 1 8 64)"),
+            p.add_argument("--client-processes", type=int, default=1,
+                           help="client processes a cell's concurrency is spread over, as verl's reward workers are "
+                                "(default 1; on 2 cores a second one did not raise e2beval's rate: the cores, not "
+                                "the GIL, are the limit there)"),
             p.add_argument("--serve-reference", action="store_true", help=argparse.SUPPRESS),
         ),
     )
@@ -372,7 +431,8 @@ def main() -> int:
     logs = Path(tempfile.mkdtemp(prefix="sf-bench-logs-"))
     contenders: List[Contender] = []
     report.say(f"sandbox_fusion: /run_code through sandbox-fusion's run_code (max_attempts=1), concurrency "
-               f"{' '.join(map(str, args.concurrency))}, {requests} Python requests per cell; e2beval at isolation >= "
+               f"{' '.join(map(str, args.concurrency))} (over up to {args.client_processes} client processes), {requests} "
+               f"Python requests per cell; e2beval at isolation >= "
                f"{args.min_isolation}; logs in {logs}")
     results: Dict[str, Dict[str, Dict[int, Cell]]] = {}
     try:
@@ -392,7 +452,7 @@ def main() -> int:
         # untimed: the first Python run (SandboxFusion's conda lookup, e2beval's zygotes) and the first C++ one
         # (SandboxFusion's three probe compiles, e2beval's cache of the warm program)
         for contender in contenders:
-            for workload in loads[:2]:
+            for workload in (loads[0], loads[2]):
                 for _ in range(3):
                     problem = one_request(contender.endpoint, workload, 0)
                     if problem:
@@ -408,11 +468,12 @@ def main() -> int:
                                    "measures e2beval isolated only (--min-isolation standard accepts no cgroup)")
         next_index = 0
         with bl.ContentionMonitor() as monitor:
-            for workload in loads:
+            for position, workload in enumerate(loads):
                 for concurrency in args.concurrency:
                     count = max(concurrency, int(requests * workload.requests_factor))
                     for contender in contenders:
-                        cell = measure(contender.endpoint, workload, concurrency, count, next_index)
+                        cell = measure(contender.endpoint, position, run_id, concurrency, count, next_index,
+                                       args.client_processes)
                         next_index += count  # cold programs are never repeated, not even across servers
                         results.setdefault(workload.name, {}).setdefault(contender.name, {})[concurrency] = cell
                         p50 = bl.ms(bl.percentile(cell.latencies, 50)) if cell.latencies else "-"
@@ -452,7 +513,7 @@ def main() -> int:
         by = results[workload.name]
         for concurrency in args.concurrency:
             own, sf, ref = by["e2beval"][concurrency], by.get("SandboxFusion", {}).get(concurrency), by["reference"][concurrency]
-            goal = workload.language == "python" and concurrency == 64
+            goal = workload.language == "python" and concurrency == 64 and not workload.light_client
             ratios = []
             if sf and sf.rate:
                 ratios.append(f"{bl.times(own.rate / sf.rate)} SF")
@@ -462,7 +523,7 @@ def main() -> int:
             report.row(f"req/s, {workload.name}, c={concurrency}", rate(own),
                        f"SF {rate(sf)}; ref {rate(ref)}", ", ".join(ratios) or "-",
                        ">= 5x SF" if goal else "(info)", met)
-            is_p50_goal = workload.language == "python" and concurrency == 1
+            is_p50_goal = workload.language == "python" and concurrency == 1 and not workload.light_client
             p50 = bl.percentile(own.latencies, 50) if own.latencies else float("inf")
             report.row(f"p50 / p99, {workload.name}, c={concurrency}", lat(own), f"SF {lat(sf)}; ref {lat(ref)}", "-",
                        "p50 <= 10 ms" if is_p50_goal else "(info)", (p50 * 1e3 <= 10) if is_p50_goal else None)
