@@ -67,15 +67,15 @@ def tsc_command() -> list:
     sys.exit("reference_judge: tsc not found; run `npm i --prefix /tmp/ts typescript@5` or set E2BEVAL_TSC")
 
 
-def run(command: list, cwd: str, timeout: float, env: dict) -> dict:
-    """One command as MultiPL-E's safe_subprocess runs it: a new session, stdin from /dev/null, the whole group
-    killed at the end."""
+def run(command: list, cwd: str, timeout: float, env: dict, stdin_text: str | None = None) -> dict:
+    """One command as MultiPL-E's safe_subprocess runs it: a new session, stdin from /dev/null (or `stdin_text`,
+    then EOF: bench/sandbox_fusion_bench.py's stdin programs), the whole group killed at the end."""
     started = time.monotonic()
-    process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, start_new_session=True, env=env)
+    process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL if stdin_text is None else subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env)
     timed_out = False
     try:
-        out, err = process.communicate(timeout=timeout)
+        out, err = process.communicate(None if stdin_text is None else stdin_text.encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         os.killpg(process.pid, signal.SIGKILL)

@@ -2,7 +2,7 @@
 # Runs every e2beval benchmark (bench/*_bench.py) and prints one table: bench | figure | value | baseline |
 # ratio | target | met?. Each ratio is against a baseline measured in the same run (see bench/README.md).
 #
-# Usage: bash bench/run_all.sh [--quick] [humaneval|latency|bwrap|session|serve|memory|promptfoo|swe|polyglot ...]
+# Usage: bash bench/run_all.sh [--quick] [humaneval|latency|bwrap|session|serve|memory|promptfoo|swe|polyglot|sandbox_fusion ...]
 #   --quick   fewer repeats (a smoke run; the figures are noisier)
 # The bwrap bench's set-up (bench/setup_bwrap.sh) installs Debian's bubblewrap package when bwrap is missing.
 # Exit status: 0 when every bench ran (a missed target is reported, not an error), 1 when a bench failed
@@ -23,12 +23,12 @@ benches=()
 for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
-    humaneval|latency|bwrap|session|serve|memory|promptfoo|swe|polyglot) benches+=("$arg") ;;
+    humaneval|latency|bwrap|session|serve|memory|promptfoo|swe|polyglot|sandbox_fusion) benches+=("$arg") ;;
     -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bench: unknown argument '$arg' (bench names: humaneval latency bwrap session serve memory promptfoo swe polyglot; option: --quick)" >&2; exit 2 ;;
+    *) echo "bench: unknown argument '$arg' (bench names: humaneval latency bwrap session serve memory promptfoo swe polyglot sandbox_fusion; option: --quick)" >&2; exit 2 ;;
   esac
 done
-[[ ${#benches[@]} -gt 0 ]] || benches=(humaneval latency bwrap session serve memory promptfoo swe polyglot)
+[[ ${#benches[@]} -gt 0 ]] || benches=(humaneval latency bwrap session serve memory promptfoo swe polyglot sandbox_fusion)
 
 quick_args() {
   case "$1" in
@@ -41,6 +41,7 @@ quick_args() {
     promptfoo) echo "--rounds 1" ;;
     swe) echo "--rounds 2" ;;
     polyglot) echo "--rows 6 --k 3" ;;
+    sandbox_fusion) echo "--quick" ;;
   esac
 }
 
@@ -59,6 +60,8 @@ for bench in "${benches[@]}"; do
   printf '\n== %s\n' "$bench" >&2
   extra=()
   [[ $quick -eq 1 ]] && read -r -a extra <<<"$(quick_args "$bench")"
+  # SandboxFusion's own server as the baseline, where someone installed it (bench/README.md)
+  [[ $bench == sandbox_fusion && -n ${E2BEVAL_SANDBOX_FUSION_DIR:-} ]] && extra+=(--sandbox-fusion "$E2BEVAL_SANDBOX_FUSION_DIR")
   # readable progress goes to stderr (the terminal); the one JSON result line to a file
   "$PY" "$BENCH/${bench}_bench.py" --json "${extra[@]}" >"$results/$bench.json" || status=1
 done
