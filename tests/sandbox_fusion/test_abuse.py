@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from conftest import SandboxFusionServer
+from sf_server import SandboxFusionServer
 
 # One run at a time and two places in the queue, so that a flood is easy to make; short request deadlines.
 SERVE_OPTIONS = ["--sandbox-fusion-jobs", "1", "--sandbox-fusion-queue", "2", "--max-body-mb", "1",
