@@ -4,7 +4,7 @@
 #include <boost/asio/ip/address.hpp>
 
 #include "server/access_token.hpp"
-#include "server/sandbox_fusion/requests.hpp"
+#include "server/sandbox_fusion/validation.hpp"
 
 namespace e2beval::server::sandbox_fusion {
 

@@ -1,6 +1,8 @@
 // Reading the dataset API's request bodies, with FastAPI's 422 for what pydantic would refuse.
 #include "server/sandbox_fusion/dataset_requests.hpp"
 
+#include "server/sandbox_fusion/validation.hpp"
+
 #include <cmath>
 #include <initializer_list>
 
@@ -21,51 +23,13 @@ constexpr std::string_view kLanguages[] = {
 
 class Reader {
 public:
-    void error(std::string_view type, std::initializer_list<json::value> where, std::string_view message,
-               const json::value& input) {
-        json::array loc{"body"};
-        for (const auto& part : where) loc.push_back(part);
-        json::object entry;
-        entry["type"] = type;
-        entry["loc"] = std::move(loc);
-        entry["msg"] = message;
-        entry["input"] = input;
-        errors.detail.push_back(std::move(entry));
-    }
+    // `where` is the location below "body" (["config", "language"]).
     void error(std::string_view type, const json::array& where, std::string_view message, const json::value& input) {
         json::array loc{"body"};
         for (const auto& part : where) loc.push_back(part);
-        json::object entry;
-        entry["type"] = type;
-        entry["loc"] = std::move(loc);
-        entry["msg"] = message;
-        entry["input"] = input;
-        errors.detail.push_back(std::move(entry));
+        errors.add(type, std::move(loc), message, input);
     }
-    bool failed() const { return !errors.detail.empty(); }
-
-    // The body as an object, or the error FastAPI gives (json_invalid, or not an object).
-    std::optional<json::object> body(std::string_view text) {
-        boost::system::error_code ec;
-        auto value = json::parse(text, ec);
-        if (ec) {
-            error("json_invalid", {}, "JSON decode error: " + ec.message(), json::object{});
-            return std::nullopt;
-        }
-        if (!value.is_object()) {
-            error("model_attributes_type", {}, "Input should be a valid dictionary or object to extract fields from", value);
-            return std::nullopt;
-        }
-        return std::move(value.get_object());
-    }
-
-    void refuse_unknown(const json::object& object, std::initializer_list<std::string_view> known) {
-        for (const auto& [key, value] : object) {
-            bool found = false;
-            for (const auto name : known) found = found || name == key;
-            if (!found) error("extra_forbidden", {json::value(key)}, "Extra inputs are not permitted", value);
-        }
-    }
+    bool failed() const { return !errors.empty(); }
 
     const json::value* required(const json::object& object, json::array where, std::string_view key) {
         const auto* found = object.if_contains(key);
@@ -169,12 +133,12 @@ public:
             if (auto parsed = config(*config_value)) request.config = std::move(*parsed);
     }
 
-    DatasetRequestErrors errors;
+    ValidationErrors errors;
 };
 
 template <class T>
 Parsed<T> finish(Reader& reader, T request) {
-    if (reader.failed()) return std::move(reader.errors);
+    if (reader.failed()) return reader.errors.response();
     return request;
 }
 
@@ -193,9 +157,10 @@ bool TestConfig::flag(std::string_view key) const {
 Parsed<GetPromptsRequest> parse_get_prompts(std::string_view body) {
     Reader reader;
     GetPromptsRequest request;
-    const auto object = reader.body(body);
-    if (!object) return std::move(reader.errors);
-    reader.refuse_unknown(*object, {"dataset", "config", "offset", "limit"});
+    auto parsed = body_object(body);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
+    const auto* object = &std::get<json::object>(parsed);
+    refuse_unknown_fields(*object, {"dataset", "config", "offset", "limit"}, reader.errors);
     reader.common(*object, request);
     if (const auto* offset = object->if_contains("offset"))
         if (auto value = reader.integer(*offset, {"offset"})) request.offset = *value;
@@ -207,9 +172,10 @@ Parsed<GetPromptsRequest> parse_get_prompts(std::string_view body) {
 Parsed<GetPromptByIdRequest> parse_get_prompt_by_id(std::string_view body) {
     Reader reader;
     GetPromptByIdRequest request;
-    const auto object = reader.body(body);
-    if (!object) return std::move(reader.errors);
-    reader.refuse_unknown(*object, {"dataset", "config", "id"});
+    auto parsed = body_object(body);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
+    const auto* object = &std::get<json::object>(parsed);
+    refuse_unknown_fields(*object, {"dataset", "config", "id"}, reader.errors);
     reader.common(*object, request);
     if (const auto* id = reader.required(*object, {}, "id"))
         if (auto value = reader.id(*id, {"id"})) request.id = std::move(*value);
@@ -219,9 +185,10 @@ Parsed<GetPromptByIdRequest> parse_get_prompt_by_id(std::string_view body) {
 Parsed<SubmitRequest> parse_submit(std::string_view body) {
     Reader reader;
     SubmitRequest request;
-    const auto object = reader.body(body);
-    if (!object) return std::move(reader.errors);
-    reader.refuse_unknown(*object, {"dataset", "id", "completion", "config"});
+    auto parsed = body_object(body);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
+    const auto* object = &std::get<json::object>(parsed);
+    refuse_unknown_fields(*object, {"dataset", "id", "completion", "config"}, reader.errors);
     reader.common(*object, request);
     if (const auto* id = reader.required(*object, {}, "id"))
         if (auto value = reader.id(*id, {"id"})) request.id = std::move(*value);
@@ -233,14 +200,15 @@ Parsed<SubmitRequest> parse_submit(std::string_view body) {
 Parsed<MetricsRequest> parse_metrics(std::string_view body, bool with_results) {
     Reader reader;
     MetricsRequest request;
-    const auto object = reader.body(body);
-    if (!object) return std::move(reader.errors);
+    auto parsed = body_object(body);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
+    const auto* object = &std::get<json::object>(parsed);
     if (with_results) {
-        reader.refuse_unknown(*object, {"dataset", "config", "results"});
+        refuse_unknown_fields(*object, {"dataset", "config", "results"}, reader.errors);
         if (const auto* results = reader.required(*object, {}, "results"); results && !results->is_array())
             reader.error("list_type", {json::value("results")}, "Input should be a valid list", *results);
     } else {
-        reader.refuse_unknown(*object, {"dataset", "config"});
+        refuse_unknown_fields(*object, {"dataset", "config"}, reader.errors);
     }
     reader.common(*object, request);
     return finish(reader, std::move(request));

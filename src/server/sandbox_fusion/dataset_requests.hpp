@@ -15,6 +15,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include "server/http_exchange.hpp"
+
 namespace e2beval::server::sandbox_fusion {
 
 struct TestConfig {
@@ -59,13 +61,9 @@ struct MetricsRequest {
     TestConfig config;
 };
 
-// A 422 body's `detail` list.
-struct DatasetRequestErrors {
-    boost::json::array detail;
-};
-
+// The request, or the 422 to answer (validation.hpp).
 template <class T>
-using Parsed = std::variant<T, DatasetRequestErrors>;
+using Parsed = std::variant<T, Response>;
 
 Parsed<GetPromptsRequest> parse_get_prompts(std::string_view body);
 Parsed<GetPromptByIdRequest> parse_get_prompt_by_id(std::string_view body);

@@ -16,6 +16,7 @@
 #include "server/sandbox_fusion/prompts.hpp"
 #include "server/sandbox_fusion/run_code.hpp"
 #include "server/sandbox_fusion/submit.hpp"
+#include "server/sandbox_fusion/validation.hpp"
 #include "server/server_context.hpp"
 
 namespace e2beval::server::sandbox_fusion {
@@ -26,18 +27,6 @@ using boost::asio::awaitable;
 namespace {
 
 constexpr std::string_view kServedClasses = "HumanEvalDataset, MultiPLEDataset, CommonOJDataset";
-
-Response detail(http::status status, std::string_view message) {
-    json::object body;
-    body["detail"] = message;
-    return json_response(status, body);
-}
-
-Response validation_failed(const DatasetRequestErrors& errors) {
-    json::object body;
-    body["detail"] = errors.detail;
-    return json_response(http::status::unprocessable_entity, body);
-}
 
 // A request refused before anything runs.
 struct Refusal {
@@ -50,16 +39,16 @@ std::variant<DatasetClass, Refusal> resolve_class(const Datasets& datasets, cons
     if (const auto* dataset = datasets.find(name)) return dataset->kind;
     if (const auto registered = sandbox_fusion_id(name)) {
         if (registered->served) return *registered->served;
-        return Refusal{detail(http::status::bad_request,
+        return Refusal{detail_response(http::status::bad_request,
                               "eval class " + std::string(registered->class_name) + " not found: SandboxFusion evaluates dataset " +
                                   name + " with it, and e2beval serves only " + std::string(kServedClasses))};
     }
     if (!config.dataset_type)
-        return Refusal{detail(http::status::bad_request,
+        return Refusal{detail_response(http::status::bad_request,
                               "no eval class found for dataset " + name + " (register it with `e2beval serve --dataset " + name +
                                   "=FILE`, or name its class in config.dataset_type: " + std::string(kServedClasses) + ")")};
     if (const auto kind = class_from_name(*config.dataset_type)) return *kind;
-    return Refusal{detail(http::status::bad_request, "eval class " + *config.dataset_type + " not found (e2beval serves " +
+    return Refusal{detail_response(http::status::bad_request, "eval class " + *config.dataset_type + " not found (e2beval serves " +
                                                          std::string(kServedClasses) + ")")};
 }
 
@@ -70,7 +59,7 @@ bool has_provided_data(const TestConfig& config) {
 }
 
 Refusal no_rows(const std::string& name) {
-    return Refusal{detail(http::status::not_found,
+    return Refusal{detail_response(http::status::not_found,
                           "dataset " + name + " has no rows on this server: register a file with `e2beval serve --dataset " + name +
                               "=FILE.jsonl`, or send the row in config.provided_data")};
 }
@@ -95,10 +84,10 @@ std::variant<std::vector<json::object>, Refusal> prompt_rows(const Datasets& dat
     std::vector<json::object> rows;
     if (has_provided_data(request.config)) {
         if (!request.config.provided_data.is_array())
-            return Refusal{detail(http::status::bad_request, "request.config.provided_data should be a list of str -> str | int")};
+            return Refusal{detail_response(http::status::bad_request, "request.config.provided_data should be a list of str -> str | int")};
         for (const auto& row : request.config.provided_data.get_array()) {
             if (auto problem = prompt_row_problem(kind, row.get_object(), true))
-                return Refusal{detail(http::status::bad_request, "config.provided_data row " + std::to_string(rows.size()) +
+                return Refusal{detail_response(http::status::bad_request, "config.provided_data row " + std::to_string(rows.size()) +
                                                                      " cannot be served as " + std::string(class_name(kind)) + ": " + *problem)};
             rows.push_back(row.get_object());
         }
@@ -120,14 +109,14 @@ std::variant<json::object, Refusal> one_row(const Datasets& datasets, const std:
                                            const json::value& id) {
     if (has_provided_data(config)) {
         if (!config.provided_data.is_object())
-            return Refusal{detail(http::status::bad_request, "request.config.provided_data should be a dict with str -> str | int")};
+            return Refusal{detail_response(http::status::bad_request, "request.config.provided_data should be a dict with str -> str | int")};
         return config.provided_data.get_object();
     }
     const auto* dataset = datasets.find(name);
     if (!dataset) return no_rows(name);
     const auto* row = dataset->find(id_text(id));
     if (!row)
-        return Refusal{detail(http::status::not_found, "dataset " + name + " has no row with id " + id_text(id) +
+        return Refusal{detail_response(http::status::not_found, "dataset " + name + " has no row with id " + id_text(id) +
                                                            " (a row's id is its `id`, else `task_id`, else `name`)")};
     return *row;
 }
@@ -148,7 +137,7 @@ Response list_datasets(const ServerContext& context) {
 // /get_prompts and /list_ids.
 Response prompts(const ServerContext& context, std::string_view body, bool ids_only) {
     auto parsed = parse_get_prompts(body);
-    if (auto* errors = std::get_if<DatasetRequestErrors>(&parsed)) return validation_failed(*errors);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
     const auto& request = std::get<GetPromptsRequest>(parsed);
     const auto kind = resolve_class(datasets_of(context), request.dataset, request.config);
     if (auto* refusal = std::get_if<Refusal>(&kind)) return std::move(refusal->response);
@@ -165,7 +154,7 @@ Response prompts(const ServerContext& context, std::string_view body, bool ids_o
 
 Response prompt_by_id(const ServerContext& context, std::string_view body) {
     auto parsed = parse_get_prompt_by_id(body);
-    if (auto* errors = std::get_if<DatasetRequestErrors>(&parsed)) return validation_failed(*errors);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
     const auto& request = std::get<GetPromptByIdRequest>(parsed);
     const auto kind = resolve_class(datasets_of(context), request.dataset, request.config);
     if (auto* refusal = std::get_if<Refusal>(&kind)) return std::move(refusal->response);
@@ -173,7 +162,7 @@ Response prompt_by_id(const ServerContext& context, std::string_view body) {
     if (auto* refusal = std::get_if<Refusal>(&row)) return std::move(refusal->response);
     const auto& found = std::get<json::object>(row);
     if (auto problem = prompt_row_problem(std::get<DatasetClass>(kind), found, false))
-        return detail(http::status::bad_request, "config.provided_data cannot be served as " +
+        return detail_response(http::status::bad_request, "config.provided_data cannot be served as " +
                                                      std::string(class_name(std::get<DatasetClass>(kind))) + ": " + *problem);
     auto prompt = make_prompt(std::get<DatasetClass>(kind), request.dataset, found, request.config);
     if (prompt["id"].is_null()) prompt["id"] = request.id;  // a provided row without an id: the request's
@@ -182,7 +171,7 @@ Response prompt_by_id(const ServerContext& context, std::string_view body) {
 
 Response metrics(const ServerContext& context, std::string_view body, bool with_results) {
     auto parsed = parse_metrics(body, with_results);
-    if (auto* errors = std::get_if<DatasetRequestErrors>(&parsed)) return validation_failed(*errors);
+    if (auto* refusal = std::get_if<Response>(&parsed)) return std::move(*refusal);
     const auto& request = std::get<MetricsRequest>(parsed);
     const auto kind = resolve_class(datasets_of(context), request.dataset, request.config);
     if (auto* refusal = std::get_if<Refusal>(&kind)) return std::move(refusal->response);
@@ -201,12 +190,12 @@ struct Submission {
 
 std::variant<Submission, Refusal> prepare_submission(const ServerContext& context, std::string_view body) {
     auto parsed = parse_submit(body);
-    if (auto* errors = std::get_if<DatasetRequestErrors>(&parsed)) return Refusal{validation_failed(*errors)};
+    if (auto* refusal = std::get_if<Response>(&parsed)) return Refusal{std::move(*refusal)};
     Submission submission;
     submission.request = std::move(std::get<SubmitRequest>(parsed));
     const auto& request = submission.request;
     if (request.config.custom_extract_logic)
-        return Refusal{detail(http::status::bad_request,
+        return Refusal{detail_response(http::status::bad_request,
                               "config.custom_extract_logic is not supported: SandboxFusion runs it as Python inside its own "
                               "server process; e2beval runs no request's code outside a sandbox. Extract the code yourself and "
                               "submit it as the completion (or leave custom_extract_logic null)")};
@@ -220,21 +209,15 @@ std::variant<Submission, Refusal> prepare_submission(const ServerContext& contex
         auto checked = submission.row;
         if (!row_id(checked)) checked["id"] = request.id;  // the id is only echoed: a provided row need not have one
         if (auto problem = row_problem(checked, submission.kind))
-            return Refusal{detail(http::status::bad_request, "config.provided_data cannot be judged as " +
+            return Refusal{detail_response(http::status::bad_request, "config.provided_data cannot be judged as " +
                                                                  std::string(class_name(submission.kind)) + ": " + *problem)};
     }
     return submission;
 }
 
-Response refused(const SubmitRefused& refusal) { return detail(static_cast<http::status>(refusal.status), refusal.what()); }
+Response refused(const SubmitRefused& refusal) { return detail_response(static_cast<http::status>(refusal.status), refusal.what()); }
 
-Response queue_full_answer(const QueueFull& full) {
-    auto response = detail(http::status::service_unavailable, full.what());
-    response.headers.emplace_back("Retry-After", "1");
-    return response;
-}
-
-Response client_gone() { return detail(http::status::service_unavailable, "the client went away before its runs ended"); }
+Response client_gone() { return detail_response(http::status::service_unavailable, "the client went away before its runs ended"); }
 
 Response evaluated(const json::object& result) { return json_response(http::status::ok, result); }
 
@@ -251,9 +234,9 @@ awaitable<std::optional<Response>> submit(ServerContext& context, Exchange& exch
     } catch (const SubmitRefused& refusal) {
         failure = refused(refusal);
     } catch (const QueueFull& full) {
-        failure = queue_full_answer(full);
+        failure = queue_full_response(full);
     } catch (const std::exception& unexpected) {
-        failure = detail(http::status::internal_server_error, std::string("/submit failed: ") + unexpected.what());
+        failure = detail_response(http::status::internal_server_error, std::string("/submit failed: ") + unexpected.what());
     }
     co_return std::move(*failure);
 }
@@ -262,7 +245,7 @@ Plan answer(ServerContext& context, const Exchange& exchange, std::string_view p
     const auto& request = exchange.request();
     const bool get = path == "/list_datasets";
     if (request.method() != (get ? http::verb::get : http::verb::post)) {
-        auto refusal = detail(http::status::method_not_allowed, "Method Not Allowed");
+        auto refusal = detail_response(http::status::method_not_allowed, "Method Not Allowed");
         refusal.headers.emplace_back("Allow", get ? "GET" : "POST");
         return refusal;
     }

@@ -1,6 +1,8 @@
 // Reading SandboxFusion's request bodies, with FastAPI's 422 for what does not fit the model.
 #include "server/sandbox_fusion/requests.hpp"
 
+#include "server/sandbox_fusion/validation.hpp"
+
 #include <cmath>
 #include <optional>
 #include <set>
@@ -13,67 +15,6 @@ namespace e2beval::server::sandbox_fusion {
 namespace json = boost::json;
 
 namespace {
-
-// pydantic's documentation link in each error, as SandboxFusion's server (pydantic 2.6) writes it.
-std::string error_url(std::string_view type) { return "https://errors.pydantic.dev/2.6/v/" + std::string(type); }
-
-// The errors of one body, gathered so that a client learns about all of them at once, as from FastAPI.
-struct ValidationErrors {
-    json::array list;
-
-    void add(std::string_view type, json::array loc, std::string_view message, const json::value& input) {
-        json::object error{{"type", type}, {"loc", std::move(loc)}, {"msg", message}, {"input", input}};
-        error["url"] = error_url(type);
-        list.push_back(std::move(error));
-    }
-    bool empty() const { return list.empty(); }
-    Response response() const {
-        return json_response(http::status::unprocessable_entity, json::object{{"detail", list}});
-    }
-};
-
-json::array body_loc(std::string_view field) { return json::array{"body", field}; }
-json::array body_loc(std::string_view field, std::string_view key) { return json::array{"body", field, key}; }
-json::array body_loc(std::string_view field, std::size_t index) { return json::array{"body", field, index}; }
-
-// The body as an object, or FastAPI's answer for one that is not (bad JSON, a list, nothing).
-std::variant<json::object, Response> body_object(std::string_view body) {
-    if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-        ValidationErrors errors;
-        errors.add("missing", json::array{"body"}, "Field required", nullptr);
-        return errors.response();
-    }
-    json::stream_parser parser;
-    boost::system::error_code ec;
-    const auto used = parser.write_some(body.data(), body.size(), ec);
-    if (!ec) parser.finish(ec);
-    if (!ec && used != body.size() && body.find_first_not_of(" \t\r\n", used) != std::string_view::npos)
-        ec = json::make_error_code(json::error::extra_data);
-    if (ec) {
-        ValidationErrors errors;
-        errors.add("json_invalid", json::array{"body", used}, "JSON decode error", json::object{});
-        errors.list.back().as_object()["ctx"] = json::object{{"error", ec.message()}};
-        return errors.response();
-    }
-    auto value = parser.release();
-    if (!value.is_object()) {
-        ValidationErrors errors;
-        errors.add("model_attributes_type", json::array{"body"},
-                   "Input should be a valid dictionary or object to extract fields from", value);
-        return errors.response();
-    }
-    return std::move(value.as_object());
-}
-
-// SandboxFusion's models ignore unknown fields; e2beval refuses them (issue 36), so that a misspelt field
-// (`run_timout`) is not silently a default. No current client sends one (docs/sandbox-fusion.md).
-void refuse_unknown_fields(const json::object& body, std::initializer_list<std::string_view> known, ValidationErrors& errors) {
-    for (const auto& [name, value] : body) {
-        bool is_known = false;
-        for (const auto known_name : known) is_known = is_known || name == known_name;
-        if (!is_known) errors.add("extra_forbidden", body_loc(name), "Extra inputs are not permitted", value);
-    }
-}
 
 std::optional<std::string> required_string(const json::object& body, std::string_view field, ValidationErrors& errors) {
     const auto* value = body.if_contains(field);
@@ -269,16 +210,6 @@ std::vector<std::string> fetch_files_field(const json::object& body, ValidationE
 }
 
 }  // namespace
-
-Response validation_error(std::string_view type, json::array loc, std::string_view message, const json::value& input) {
-    ValidationErrors errors;
-    errors.add(type, std::move(loc), message, input);
-    return errors.response();
-}
-
-Response detail_response(http::status status, std::string_view detail) {
-    return json_response(status, json::object{{"detail", detail}});
-}
 
 std::string seconds_text(double seconds) {
     std::ostringstream text;

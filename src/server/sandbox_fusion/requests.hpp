@@ -27,11 +27,6 @@ struct RunJupyterRequest {
     std::vector<std::string> fetch_files;
 };
 
-// FastAPI's answers: a 422 with one validation error, and `{"detail": "<text>"}` with any status.
-Response validation_error(std::string_view type, boost::json::array loc, std::string_view message,
-                          const boost::json::value& input = nullptr);
-Response detail_response(http::status status, std::string_view detail);
-
 std::variant<RunCodeRequest, Response> parse_run_code_request(std::string_view body,
                                                               const ServerOptions::SandboxFusion& limits);
 std::variant<RunJupyterRequest, Response> parse_run_jupyter_request(std::string_view body,

@@ -13,6 +13,7 @@
 #include "server/sandbox_fusion/jupyter.hpp"
 #include "server/sandbox_fusion/requests.hpp"
 #include "server/sandbox_fusion/run_code.hpp"
+#include "server/sandbox_fusion/validation.hpp"
 #include "server/server_context.hpp"
 
 namespace e2beval::server::sandbox_fusion {
@@ -30,14 +31,6 @@ Response method_not_allowed(std::string_view allowed) {
     return response;
 }
 
-// Past the queue's bound: 503 with Retry-After (the official client retries it; verl scores it as a failed
-// case at once, which is why the bound is large: docs/sandbox-fusion.md).
-Response queue_full(const QueueFull& full) {
-    auto response = detail_response(http::status::service_unavailable, full.what());
-    response.headers.emplace_back("Retry-After", "1");
-    return response;
-}
-
 asio::awaitable<void> serve_run_code(ServerContext& context, Exchange& exchange) {
     auto parsed = parse_run_code_request(exchange.request().body(), context.options.sandbox_fusion);
     if (auto* refusal = std::get_if<Response>(&parsed)) co_return co_await carry_out(context, exchange, Plan(std::move(*refusal)));
@@ -48,7 +41,7 @@ asio::awaitable<void> serve_run_code(ServerContext& context, Exchange& exchange)
             exchange, run_code(context, std::move(std::get<RunCodeRequest>(parsed)), std::move(client)));
         answer = json_response(http::status::ok, to_json(response));
     } catch (const QueueFull& full) {
-        answer = queue_full(full);
+        answer = queue_full_response(full);
     } catch (const boost::system::system_error& failure) {
         if (failure.code() != asio::error::operation_aborted) throw;
         exchange.close_after();  // the client is gone: nobody reads an answer
@@ -67,7 +60,7 @@ asio::awaitable<void> serve_run_jupyter(ServerContext& context, Exchange& exchan
             exchange, run_jupyter(context, std::move(std::get<RunJupyterRequest>(parsed)), std::move(client)));
         answer = json_response(http::status::ok, response);
     } catch (const QueueFull& full) {
-        answer = queue_full(full);
+        answer = queue_full_response(full);
     } catch (const boost::system::system_error& failure) {
         if (failure.code() != asio::error::operation_aborted) throw;
         exchange.close_after();
