@@ -29,24 +29,29 @@ std::optional<std::string> required_string(const json::object& body, std::string
     return std::string(value->as_string());
 }
 
+// pydantic's lax number: a JSON number, or a string that is one whole number (`integral_text`: an integer's
+// digits, as for an int field) or a float's text. Nothing for anything else.
+std::optional<double> lax_number(const json::value& value, bool integral_text) {
+    if (value.is_int64()) return static_cast<double>(value.as_int64());
+    if (value.is_uint64()) return static_cast<double>(value.as_uint64());
+    if (value.is_double()) return value.as_double();
+    if (!value.is_string()) return std::nullopt;
+    try {
+        std::size_t used = 0;
+        const std::string text(value.as_string());
+        const double parsed = integral_text ? static_cast<double>(std::stoll(text, &used)) : std::stod(text, &used);
+        if (used == text.size()) return parsed;
+    } catch (const std::logic_error&) {
+    }
+    return std::nullopt;
+}
+
 // A number of seconds (pydantic's lax float: a number or a numeric string), in (0, limit]; null: the default.
 double seconds_field(const json::object& body, std::string_view field, double fallback, double lowest_exclusive,
                      double limit, ValidationErrors& errors) {
     const auto* value = body.if_contains(field);
     if (!value || value->is_null()) return fallback;
-    std::optional<double> number;
-    if (value->is_int64()) number = static_cast<double>(value->as_int64());
-    else if (value->is_uint64()) number = static_cast<double>(value->as_uint64());
-    else if (value->is_double()) number = value->as_double();
-    else if (value->is_string()) {
-        try {
-            std::size_t used = 0;
-            const std::string text(value->as_string());
-            const double parsed = std::stod(text, &used);
-            if (used == text.size()) number = parsed;
-        } catch (const std::logic_error&) {
-        }
-    }
+    const auto number = lax_number(*value, false);
     if (!number || !std::isfinite(*number)) {
         errors.add("float_parsing", body_loc(field), "Input should be a valid number", *value);
         return fallback;
@@ -73,19 +78,7 @@ double seconds_field(const json::object& body, std::string_view field, double fa
 std::uint64_t memory_field(const json::object& body, const ServerOptions::SandboxFusion& limits, ValidationErrors& errors) {
     const auto* value = body.if_contains("memory_limit_MB");
     if (!value || value->is_null()) return limits.default_memory_bytes;
-    std::optional<double> number;
-    if (value->is_int64()) number = static_cast<double>(value->as_int64());
-    else if (value->is_uint64()) number = static_cast<double>(value->as_uint64());
-    else if (value->is_double()) number = value->as_double();
-    else if (value->is_string()) {
-        try {
-            std::size_t used = 0;
-            const std::string text(value->as_string());
-            const long long parsed = std::stoll(text, &used);
-            if (used == text.size()) number = static_cast<double>(parsed);
-        } catch (const std::logic_error&) {
-        }
-    }
+    const auto number = lax_number(*value, true);
     if (!number || !std::isfinite(*number) || std::floor(*number) != *number) {
         errors.add("int_parsing", body_loc("memory_limit_MB"), "Input should be a valid integer", *value);
         return limits.default_memory_bytes;

@@ -31,15 +31,14 @@ Response method_not_allowed(std::string_view allowed) {
     return response;
 }
 
-asio::awaitable<void> serve_run_code(ServerContext& context, Exchange& exchange) {
-    auto parsed = parse_run_code_request(exchange.request().body(), context.options.sandbox_fusion);
-    if (auto* refusal = std::get_if<Response>(&parsed)) co_return co_await carry_out(context, exchange, Plan(std::move(*refusal)));
-    auto client = client_address(exchange);
+// The answer of a run the client waits for: the run's JSON, 503 past the queue, or (the client gone) a 503 the
+// connection is closed after.
+template <typename Result, typename Shape>
+asio::awaitable<Response> answer_of_run(Exchange& exchange, asio::awaitable<Result> run, Shape shape) {
     std::optional<Response> answer;
     try {
-        auto response = co_await while_client_waits(
-            exchange, run_code(context, std::move(std::get<RunCodeRequest>(parsed)), std::move(client)));
-        answer = json_response(http::status::ok, to_json(response));
+        auto result = co_await while_client_waits(exchange, std::move(run));
+        answer = json_response(http::status::ok, shape(result));
     } catch (const QueueFull& full) {
         answer = queue_full_response(full);
     } catch (const boost::system::system_error& failure) {
@@ -47,26 +46,25 @@ asio::awaitable<void> serve_run_code(ServerContext& context, Exchange& exchange)
         exchange.close_after();  // the client is gone: nobody reads an answer
         answer = detail_response(http::status::service_unavailable, "the client went away before its run");
     }
-    co_await carry_out(context, exchange, Plan(std::move(*answer)));
+    co_return std::move(*answer);
+}
+
+asio::awaitable<void> serve_run_code(ServerContext& context, Exchange& exchange) {
+    auto parsed = parse_run_code_request(exchange.request().body(), context.options.sandbox_fusion);
+    if (auto* refusal = std::get_if<Response>(&parsed)) co_return co_await carry_out(context, exchange, Plan(std::move(*refusal)));
+    auto client = client_address(exchange);
+    auto run = run_code(context, std::move(std::get<RunCodeRequest>(parsed)), std::move(client));
+    Response answer = co_await answer_of_run(exchange, std::move(run), [](const RunCodeResponse& response) { return json::value(to_json(response)); });
+    co_await carry_out(context, exchange, Plan(std::move(answer)));
 }
 
 asio::awaitable<void> serve_run_jupyter(ServerContext& context, Exchange& exchange) {
     auto parsed = parse_run_jupyter_request(exchange.request().body(), context.options.sandbox_fusion);
     if (auto* refusal = std::get_if<Response>(&parsed)) co_return co_await carry_out(context, exchange, Plan(std::move(*refusal)));
     auto client = client_address(exchange);
-    std::optional<Response> answer;
-    try {
-        auto response = co_await while_client_waits(
-            exchange, run_jupyter(context, std::move(std::get<RunJupyterRequest>(parsed)), std::move(client)));
-        answer = json_response(http::status::ok, response);
-    } catch (const QueueFull& full) {
-        answer = queue_full_response(full);
-    } catch (const boost::system::system_error& failure) {
-        if (failure.code() != asio::error::operation_aborted) throw;
-        exchange.close_after();
-        answer = detail_response(http::status::service_unavailable, "the client went away before its run");
-    }
-    co_await carry_out(context, exchange, Plan(std::move(*answer)));
+    auto run = run_jupyter(context, std::move(std::get<RunJupyterRequest>(parsed)), std::move(client));
+    Response answer = co_await answer_of_run(exchange, std::move(run), [](const json::object& response) { return json::value(response); });
+    co_await carry_out(context, exchange, Plan(std::move(answer)));
 }
 
 Response pong() { return json_response(http::status::ok, json::value("pong")); }
