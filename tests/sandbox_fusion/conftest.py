@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # sf_server, whichever directory pytest started from
+sys.path.append(str(Path(__file__).resolve().parent))  # sf_server
 from sf_server import SandboxFusionServer  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"

@@ -6,7 +6,7 @@ stays the bare environment, and `--bare-code-interpreter` serves code-interprete
 import os
 import subprocess
 
-from conftest import ServeProcess, serve_binary
+from serve_process import ServeProcess, serve_binary
 from e2b_code_interpreter import Sandbox
 
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 
 PATIENCE = 60
 

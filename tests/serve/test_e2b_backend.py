@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 from fault_proxy import FaultProxy
 from tls_test_ca import make_test_certificates
 

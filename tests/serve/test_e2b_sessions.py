@@ -15,7 +15,7 @@ import e2beval
 from e2beval.sandbox import (CommandExitException, FileType, InvalidArgumentException, NotFoundException, SandboxException,
                              TimeoutException)
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 from fault_proxy import FaultProxy
 from tls_test_ca import make_test_certificates
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from _support import REPO, require_importable_e2beval, run_promptfoo  # noqa: E402
 from test_examples import TUTORIAL, check_case, check_run  # noqa: E402
 
-from conftest import ServeProcess  # noqa: E402
+from serve_process import ServeProcess  # noqa: E402
 
 # The daemon that grades the assertions holds the remote sandboxes it reuses until it ends, idle this long.
 DAEMON_IDLE_S = 2

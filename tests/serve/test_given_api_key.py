@@ -6,7 +6,7 @@ import urllib.request
 
 import pytest
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 
 GIVEN_KEY = "e2b_" + "5" * 40
 

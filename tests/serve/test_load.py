@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from e2b_code_interpreter import Sandbox
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 
 # exclusive (docs/testing.md): 50 clients at once crowd out every other test, and its server's rest state is
 # awaited under a bound that a crowded machine could exceed.

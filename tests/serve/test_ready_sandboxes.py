@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from e2b_code_interpreter import Sandbox
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 
 
 def children(pid):

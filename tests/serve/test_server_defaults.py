@@ -9,7 +9,7 @@ import httpx
 import pytest
 from e2b_code_interpreter import Sandbox
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 
 
 def test_default_timeout_and_memory_apply_to_every_sandbox(monkeypatch):

@@ -4,7 +4,7 @@ import subprocess
 
 from e2b_code_interpreter import Sandbox
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 
 
 def _descendants(pid):

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from e2b_code_interpreter import Sandbox
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 
 # How long a test waits for the server to act on a 1 s deadline before calling it a failure: a bound, not a
 # measurement.

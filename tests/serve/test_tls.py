@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from conftest import ServeProcess
+from serve_process import ServeProcess
 
 SERVE_BINARY = os.environ.get("E2BEVAL_SERVE_BINARY") or "e2beval"
 
