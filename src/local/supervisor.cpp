@@ -651,8 +651,17 @@ private:
                 default: break;
             }
         }
-        if (!last_report_ || last_report_->kind != ChildReport::program_ended)
+        if (!last_report_ || last_report_->kind != ChildReport::program_ended) {
+            // The sandbox's init lives in the memory cgroup with the program, so the cgroup's OOM killer may take
+            // it too when the tree runs out of memory (a compiler in a 64 MiB compile stage did, in CI run O):
+            // then the memory limit ended the run, not a fault of the sandbox.
+            if (cgroup_usage_.oom_kills > 0) {
+                result_.signal = SIGKILL;
+                return set(Outcome::memory_limit, "ran out of memory (limit " + std::to_string(limits_.memory_bytes / kMiB) +
+                                                      " MiB): the memory cgroup's OOM killer ended the sandbox's init with it");
+            }
             return set(Outcome::sandbox_error, "the sandbox's init process ended without reporting the program's status");
+        }
         const int status = last_report_->value;
         const std::string denials = result_.denied_syscalls.empty() ? "" : "; denied system calls: " + denied_list();
         const bool memory_exhausted = cgroup_usage_.oom_kills > 0 ||
