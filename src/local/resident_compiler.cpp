@@ -254,6 +254,16 @@ std::shared_ptr<Service> start_service(Registry& registry, Pool& pool, const Res
     return service;
 }
 
+// What every result of a resident compile says of its run: its times and the isolation it had (the service's
+// cgroup: "full", or "standard" without one).
+void stamp_run(ExecResult& result, Clock::duration wall, std::chrono::nanoseconds cpu, const std::string& cgroup_version) {
+    result.wall_time = std::chrono::duration_cast<std::chrono::nanoseconds>(wall);
+    result.cpu_time = cpu;
+    result.cgroup_version = cgroup_version;
+    result.isolation_level = cgroup_version == "none" ? "standard" : "full";
+    result.backend = "local";
+}
+
 ExecResult result_of(const std::vector<std::string>& reply, const ResidentJob& job, Clock::duration wall, std::chrono::nanoseconds cpu,
                      const std::string& cgroup_version) {
     ExecResult result;
@@ -273,11 +283,7 @@ ExecResult result_of(const std::vector<std::string>& reply, const ResidentJob& j
     }
     if (result.outcome == Outcome::ok)
         for (std::size_t i = 3; i + 1 < reply.size(); i += 2) result.collected.push_back({reply[i], reply[i + 1], 0644});
-    result.wall_time = std::chrono::duration_cast<std::chrono::nanoseconds>(wall);
-    result.cpu_time = cpu;
-    result.cgroup_version = cgroup_version;
-    result.isolation_level = cgroup_version == "none" ? "standard" : "full";
-    result.backend = "local";
+    stamp_run(result, wall, cpu, cgroup_version);
     return result;
 }
 
@@ -314,11 +320,7 @@ std::optional<ExecResult> serve(Registry& registry, Pool& pool, std::shared_ptr<
         ExecResult result;
         result.outcome = exchange.how == Service::Waited::deadline ? Outcome::timeout : Outcome::cpu_limit;
         result.signal = SIGKILL;
-        result.wall_time = std::chrono::duration_cast<std::chrono::nanoseconds>(wall);
-        result.cpu_time = cpu;
-        result.cgroup_version = cgroup_version;
-        result.isolation_level = cgroup_version == "none" ? "standard" : "full";
-        result.backend = "local";
+        stamp_run(result, wall, cpu, cgroup_version);
         return result;
     }
     // Died, ran out of memory, or failed: the cold compile decides, exactly as it would have without the service.
