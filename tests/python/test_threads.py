@@ -142,6 +142,13 @@ CHILD = textwrap.dedent(
     report("cold execute")
     assert e2beval.execute("print(2)", pool=False)["stdout"] == "2\\n"
     report("second cold execute")
+    child = os.fork()
+    if child == 0:  # the parent's reaper thread does not exist here: the child's first reap starts its own
+        stdout = e2beval.execute("print(7)", pool=False)["stdout"]
+        report("cold execute in a forked child")
+        sys.exit(0 if stdout == "7\\n" else 1)  # a normal exit: the child's reaper is joined (atexit)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+    report("forked child ended")
     e2beval.warm_up(2)
     report("warm up", zygotes=len(e2beval.pool_info()))
     assert e2beval.execute("print(3)")["stdout"] == "3\\n"
@@ -191,6 +198,8 @@ def test_the_threads_of_a_real_process_are_the_ones_the_table_allows(tmp_path):
     assert base == 1, f"loading the core started threads:\n{described}"
     expect("cold execute", base + 1, "the deferred reaper")
     expect("second cold execute", base + 1, "the same reaper: none per execution")
+    expect("cold execute in a forked child", base + 1, "the child's own reaper (fork copies only the calling thread)")
+    expect("forked child ended", base + 1, "the parent's reaper, untouched by the child's exit")
     zygotes = steps["warm up"]["zygotes"]
     assert zygotes == 2, described
     expect("warm up", base + 1 + zygotes, "the reaper and one mover per zygote")
