@@ -335,7 +335,7 @@ TEST_CASE("e2b backend: one-shot executions have the local backend's shape, and 
         hello.stdin_data = "hi\n";
         const auto ok = backend.execute(hello);
         // The engine's thread, and Asio's resolver thread since its first connection resolved `localhost`
-        // (docs/architecture.md, src/e2b/engine.cpp's row): none per execution.
+        // (docs/architecture.md, the rows of src/e2b/engine.cpp and src/e2b/http_client.cpp): none per execution.
         CHECK(threads_of_this_process() == threads_before + 2);
         CHECK(ok.outcome == Outcome::ok);
         CHECK(ok.exit_code == 0);

@@ -21,8 +21,10 @@ REPO = Path(__file__).resolve().parents[2]
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 # What starts a thread in C++: a std::thread or std::jthread made or declared (not std::thread::hardware_concurrency),
-# an Asio thread pool, a POSIX thread, std::async (which may start one).
-THREAD_START = re.compile(r"\bstd::j?thread\b(?!::)|\bthread_pool\b|\bpthread_create\b|\bstd::async\b|\bboost::thread\b")
+# an Asio thread pool, a POSIX thread, std::async (which may start one), and an Asio resolve (its io_context's first
+# starts Asio's resolver thread, which runs getaddrinfo).
+THREAD_START = re.compile(r"\bstd::j?thread\b(?!::)|\bthread_pool\b|\bpthread_create\b|\bstd::async\b|\bboost::thread\b"
+                          r"|\basync_resolve\b")
 
 # How long a thread that ends after the call that ended its work may take to go: a bound against a hang, never a
 # timing assertion.
@@ -92,7 +94,7 @@ def test_every_file_the_table_names_still_starts_a_thread():
 def test_the_pattern_sees_each_way_of_starting_a_thread_and_nothing_else():
     for line in ("std::thread([this] { serve(); })", "std::jthread worker(f);", "boost::asio::thread_pool mover_{1};",
                  "::pthread_create(&id, nullptr, run, arg);", "auto done = std::async(std::launch::async, f);",
-                 "std::vector<std::thread> threads;"):
+                 "std::vector<std::thread> threads;", "co_await resolver.async_resolve(host, port, token);"):
         assert THREAD_START.search(code_of(line)), line
     for line in ("std::max(1u, std::thread::hardware_concurrency())", "#include <thread>",
                  "#include <boost/asio/thread_pool.hpp>", "x = 1;  // one std::thread per call", "std::this_thread::yield();"):
