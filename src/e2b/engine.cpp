@@ -161,7 +161,9 @@ void E2bSandbox::Engine::forget_tracked(const std::string& id) { std::erase(trac
 
 void E2bSandbox::Engine::kill_later(const std::string& id) {
     ++pending_kills_;
-    asio::co_spawn(io, kill_now(id), [this](std::exception_ptr) { --pending_kills_; });
+    asio::co_spawn(io, kill_now(id), [this](std::exception_ptr) {
+        if (--pending_kills_ == 0) kills_settled_.cancel();
+    });
 }
 
 asio::awaitable<void> E2bSandbox::Engine::kill_now(std::string id) {
@@ -173,10 +175,11 @@ asio::awaitable<void> E2bSandbox::Engine::kill_now(std::string id) {
 }
 
 asio::awaitable<void> E2bSandbox::Engine::wait_for_kills(Clock::time_point until) {
-    asio::steady_timer tick(io);
+    // On the engine's thread, like every kill's completion: nothing runs between the check and the wait, so the
+    // last kill's cancel cannot come before the wait it is meant to end.
     while (pending_kills_ > 0 && Clock::now() < until) {
-        tick.expires_after(std::chrono::milliseconds(20));
-        co_await tick.async_wait(asio::as_tuple(asio::use_awaitable));
+        kills_settled_.expires_at(until);
+        co_await kills_settled_.async_wait(asio::as_tuple(asio::use_awaitable));
     }
 }
 

@@ -81,6 +81,9 @@ private:
     std::size_t creating_ = 0;
     Clock::time_point next_creation_;
     std::size_t pending_kills_ = 0;
+    // Waited on by wait_for_kills() until its bound; cancelled by the kill that brings pending_kills_ to zero,
+    // so the wait ends on that event rather than on a periodic check.
+    boost::asio::steady_timer kills_settled_{io};
     std::uint64_t created_ = 0;
     std::uint64_t killed_ = 0;
     bool stopped_ = false;

@@ -8,9 +8,10 @@
 
 #include <cerrno>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
-#include <new>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -33,27 +34,29 @@ void reap_now(Reap& reap) noexcept {
     reap.cgroup.reset();  // removes it: the init, its last process, is gone
 }
 
+// The process's one reaper: made on first use and never destroyed, so its thread is an ordinary member it owns
+// (no handle to leak in a process where the thread does not exist). The owner joins the thread at exit (atexit,
+// after the queue is drained); a forked child starts from a fresh reaper, since the parent's thread and inits are
+// not its own (and the copied mutex may have been held by that thread, which does not exist there).
 class Reaper {
 public:
-    Reaper() { ::pthread_atfork(nullptr, nullptr, &Reaper::forget_in_child); }
-
-    // Joined at the process's exit (static destruction), after the queue is drained.
-    ~Reaper() {
-        if (owner_ != ::getpid()) return;  // a forked child: the thread and the inits are the parent's
-        {
-            std::lock_guard lock(mutex_);
-            stopping_ = true;
-        }
-        changed_.notify_all();
-        if (thread_ && thread_->joinable()) thread_->join();
-        delete thread_;
+    static Reaper& instance() {
+        static const bool made = [] {
+            current_ = new Reaper();
+            ::pthread_atfork(nullptr, nullptr, [] { current_ = new Reaper(); });  // the parent's copy stays untouched
+            std::atexit([] { current_->stop(); });
+            return true;
+        }();
+        (void)made;
+        return *current_;
     }
 
     void add(Reap reap) {
         std::lock_guard lock(mutex_);
-        if (!thread_) {
+        if (stopping_) return reap_now(reap);  // the process is exiting: nothing may be left behind
+        if (!thread_.joinable()) {
             try {
-                thread_ = new std::thread([this] { serve(); });
+                thread_ = std::thread([this] { serve(); });
             } catch (const std::system_error&) {
                 reap_now(reap);  // no thread: the caller pays the ~1 ms, nothing is left behind
                 return;
@@ -68,12 +71,20 @@ public:
         changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
     }
 
-    static Reaper& instance() {
-        static Reaper reaper;
-        return reaper;
+private:
+    Reaper() = default;
+
+    // At exit: the thread drains the queue, then ends.
+    void stop() {
+        if (owner_ != ::getpid()) return;  // a child made without fork() (no atfork handler ran): the parent's reaper
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        changed_.notify_all();
+        if (thread_.joinable()) thread_.join();
     }
 
-private:
     void serve() {
         std::unique_lock lock(mutex_);
         for (;;) {
@@ -90,26 +101,15 @@ private:
         }
     }
 
-    // After fork, the child has no reaper thread and none of the parent's inits: a fresh, empty state
-    // (the copied mutex may have been held by the thread that does not exist here).
-    static void forget_in_child() noexcept {
-        Reaper& reaper = instance();
-        new (&reaper.mutex_) std::mutex();
-        new (&reaper.changed_) std::condition_variable();
-        new (&reaper.queue_) std::deque<Reap>();  // the parent's entries are leaked, never reaped here
-        reaper.thread_ = nullptr;                 // likewise the parent's thread object
-        reaper.stopping_ = false;
-        reaper.busy_ = false;
-        reaper.owner_ = ::getpid();
-    }
+    static inline Reaper* current_ = nullptr;
 
     std::mutex mutex_;
     std::condition_variable changed_;
     std::deque<Reap> queue_;
-    std::thread* thread_ = nullptr;
+    std::thread thread_;  // started by the first reap, joined by stop()
     bool stopping_ = false;
     bool busy_ = false;
-    pid_t owner_ = ::getpid();
+    const pid_t owner_ = ::getpid();
 };
 
 }  // namespace

@@ -198,6 +198,7 @@ struct Registry {
     std::mutex mutex;
     std::map<std::string, std::shared_ptr<Pool>> pools;
     bool exiting = false;
+    std::condition_variable worker_left;  // a worker counted itself out (end_resident_compilers() waits for it)
     const pid_t owner_pid = ::getpid();
 
     static Registry& instance() {
@@ -358,6 +359,7 @@ void work(std::shared_ptr<Pool> pool) {
     lock.lock();
     --pool->idle;
     --pool->workers;
+    registry.worker_left.notify_all();
     if (pool->workers == 0 && pool->queue.empty())
         if (auto entry = std::find_if(registry.pools.begin(), registry.pools.end(), [&](const auto& kept) { return kept.second == pool; });
             entry != registry.pools.end())
@@ -433,13 +435,10 @@ void end_resident_compilers() {
         registry.pools.clear();  // later compiles make new pools
     }
     // Its workers kill their services as they leave (work()); a compile in progress ends within its limits.
-    for (;;) {
-        {
-            std::lock_guard lock(registry.mutex);
-            if (std::all_of(retired.begin(), retired.end(), [](const auto& pool) { return pool->workers == 0; })) return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    std::unique_lock lock(registry.mutex);
+    registry.worker_left.wait(lock, [&] {
+        return std::all_of(retired.begin(), retired.end(), [](const auto& pool) { return pool->workers == 0; });
+    });
 }
 
 }  // namespace e2beval

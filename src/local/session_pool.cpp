@@ -58,6 +58,8 @@ struct SessionPool::State {
     std::condition_variable changed;  // a start ended, a shelf wants filling, or the pool stops
     std::map<std::string, Shelf> shelves;
     bool stopping = false;
+    // Started by the first keep_ready(), joined by the pool's destructor. It only waits (the keeper's thread
+    // clones the sandboxes, session_keeper.hpp), so it need not outlive the sessions it starts.
     std::thread filler;
     const pid_t owner_pid = ::getpid();  // a forked child inherits the pool but neither its thread nor its sessions
 
@@ -115,9 +117,11 @@ SessionPool::~SessionPool() {
     std::shared_ptr<PoolableSession> starting;
     if (::getpid() != state_->owner_pid) {
         // A forked child that exits: the filler thread does not exist here (joining it would wait forever) and
-        // the ready sessions are its parent's to keep or kill. Leave both alone.
-        new std::thread(std::move(state_->filler));  // never joined nor destroyed: leaked on purpose
-        new std::shared_ptr<State>(state_);          // the sessions' handles stay open, untouched
+        // the ready sessions are its parent's to keep or kill. Leave both alone: the state is never destroyed
+        // here, so neither is the copy of the filler's handle (destroying a joinable std::thread would abort)
+        // nor the sessions' handles, which stay open, untouched. No thread is leaked: only this child's copy of
+        // the parent's memory.
+        new std::shared_ptr<State>(state_);
         return;
     }
     std::vector<std::shared_ptr<PoolableSession>> idle;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -145,6 +146,11 @@ auto run(const E2bSettings& settings, Work work) {
 }
 
 asio::awaitable<std::size_t> count_sandboxes(E2bApi& api) { co_return (co_await api.list()).size(); }
+
+// This process's threads (docs/architecture.md lists each the library starts).
+std::size_t threads_of_this_process() {
+    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"), {}));
+}
 
 std::size_t sandboxes_left() { return run(serve().settings(), count_sandboxes); }
 
@@ -319,6 +325,8 @@ TEST_CASE("e2b client: a wrong CA, a wrong host name and a wrong key are refused
 }
 
 TEST_CASE("e2b backend: one-shot executions have the local backend's shape, and nothing is left behind") {
+    serve();  // a process of its own: none of its threads are counted below
+    const auto threads_before = threads_of_this_process();
     {
         E2bSandbox backend(serve().settings());
         CHECK(backend.backend() == "e2b");
@@ -326,6 +334,9 @@ TEST_CASE("e2b backend: one-shot executions have the local backend's shape, and 
         hello.code = "import sys\nprint(input() + '!')\nprint('warn', file=sys.stderr)\n";
         hello.stdin_data = "hi\n";
         const auto ok = backend.execute(hello);
+        // The engine's thread, and Asio's resolver thread since its first connection resolved `localhost`
+        // (docs/architecture.md, the rows of src/e2b/engine.cpp and src/e2b/http_client.cpp): none per execution.
+        CHECK(threads_of_this_process() == threads_before + 2);
         CHECK(ok.outcome == Outcome::ok);
         CHECK(ok.exit_code == 0);
         CHECK(ok.stdout_data == "hi!\n");
@@ -389,7 +400,9 @@ TEST_CASE("e2b backend: one-shot executions have the local backend's shape, and 
         const auto counters = backend.counters();
         CHECK(counters.sandboxes_created >= 1);
         CHECK(counters.requests >= 9);
+        CHECK(threads_of_this_process() == threads_before + 2);
     }
+    CHECK(threads_of_this_process() == threads_before);  // both joined when the backend ends
     CHECK(sandboxes_left() == 0);
 }
 
