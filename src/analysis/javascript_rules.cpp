@@ -61,6 +61,8 @@ constexpr JavaScriptModuleRule kModules[] = {
     {"repl", "js-vm", kContexts, false},
 };
 
+static_assert(detail::all_rules_of(kModules, Language::javascript));
+
 const JavaScriptModuleRule* module_row(std::string_view root) {
     const auto found = std::find_if(std::begin(kModules), std::end(kModules),
                                     [&](const JavaScriptModuleRule& row) { return row.module == root; });

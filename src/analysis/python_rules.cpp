@@ -130,6 +130,51 @@ bool is_obfuscation_name(std::string_view name) {
     return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
+// Names that reach the interpreter's internals from any object: a table, name -> rule.
+struct DunderRule {
+    std::string_view name;
+    detail::RuleId rule;
+    std::string_view shown;  // the name the message gives, when not `name` itself
+    std::string_view what;
+};
+
+constexpr std::string_view kBuiltinsWhat = "reaches eval, exec and __import__ indirectly, around the other checks";
+constexpr std::string_view kGlobalsWhat = "reaches a function's module namespace and the builtins behind it";
+constexpr std::string_view kEscapeWhat =
+    "interpreter internals used to climb from any object to modules and builtins it never imported";
+
+constexpr DunderRule kDunders[] = {
+    {"__builtins__", "builtins-access", "", kBuiltinsWhat},
+    {"__builtin__", "builtins-access", "__builtins__", kBuiltinsWhat},
+    {"__subclasses__", "dunder-subclasses", "",
+     "walks the class tree to reach objects the code never imported (a classic escape)"},
+    {"__globals__", "dunder-globals", "", kGlobalsWhat},
+    {"func_globals", "dunder-globals", "__globals__", kGlobalsWhat},
+    {"__code__", "dunder-escape", "", kEscapeWhat},
+    {"__mro__", "dunder-escape", "", kEscapeWhat},
+    {"__bases__", "dunder-escape", "", kEscapeWhat},
+    {"__base__", "dunder-escape", "", kEscapeWhat},
+    {"__closure__", "dunder-escape", "", kEscapeWhat},
+    {"__loader__", "dunder-escape", "", kEscapeWhat},
+    {"__reduce__", "dunder-escape", "", kEscapeWhat},
+    {"__reduce_ex__", "dunder-escape", "", kEscapeWhat},
+    {"f_globals", "dunder-escape", "", kEscapeWhat},
+    {"f_locals", "dunder-escape", "", kEscapeWhat},
+    {"f_back", "dunder-escape", "", kEscapeWhat},
+    {"f_builtins", "dunder-escape", "", kEscapeWhat},
+    {"gi_frame", "dunder-escape", "", kEscapeWhat},
+    {"gi_code", "dunder-escape", "", kEscapeWhat},
+    {"cr_frame", "dunder-escape", "", kEscapeWhat},
+    {"ag_frame", "dunder-escape", "", kEscapeWhat},
+    {"tb_frame", "dunder-escape", "", kEscapeWhat},
+    {"co_code", "dunder-escape", "", kEscapeWhat},
+    {"CodeType", "dunder-escape", "", kEscapeWhat},
+    {"__getattribute__", "dunder-escape", "", kEscapeWhat},
+    {"__self__", "dunder-escape", "", kEscapeWhat},
+    {"im_func", "dunder-escape", "", kEscapeWhat},
+};
+static_assert(detail::all_rules_of(kDunders, Language::python));
+
 class PythonRules {
 public:
     PythonRules(const detail::PyTokens& tokenized, FindingSink& sink, int depth)
@@ -776,24 +821,11 @@ private:
     }
 
     void check_dunder_name(const PyToken& token, std::string_view name) {
-        if (name == "__builtins__" || name == "__builtin__") {
-            report("builtins-access", token, "accesses __builtins__: reaches eval, exec and __import__ indirectly, "
-                                             "around the other checks");
-        } else if (name == "__subclasses__") {
-            report("dunder-subclasses", token, "accesses __subclasses__: walks the class tree to reach objects the code "
-                                               "never imported (a classic escape)");
-        } else if (name == "__globals__" || name == "func_globals") {
-            report("dunder-globals", token, "accesses __globals__: reaches a function's module namespace and the "
-                                            "builtins behind it");
-        } else if (name == "__code__" || name == "__mro__" || name == "__bases__" || name == "__base__" ||
-                   name == "__closure__" || name == "__loader__" || name == "__reduce__" || name == "__reduce_ex__" ||
-                   name == "f_globals" || name == "f_locals" || name == "f_back" || name == "f_builtins" ||
-                   name == "gi_frame" || name == "gi_code" || name == "cr_frame" || name == "ag_frame" ||
-                   name == "tb_frame" || name == "co_code" || name == "CodeType" || name == "__getattribute__" ||
-                   name == "__self__" || name == "im_func") {
-            report("dunder-escape", token, "accesses " + std::string(name) + ": interpreter internals used to climb "
-                                           "from any object to modules and builtins it never imported");
-        }
+        const auto row = std::find_if(std::begin(kDunders), std::end(kDunders),
+                                      [&](const DunderRule& candidate) { return candidate.name == name; });
+        if (row == std::end(kDunders)) return;
+        report(row->rule, token, "accesses " + std::string(row->shown.empty() ? name : row->shown) + ": " +
+                                     std::string(row->what));
     }
 
     // "__globals__" as a string in code (not a docstring): a lookup by name of a dunder escape.

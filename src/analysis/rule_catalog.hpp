@@ -231,4 +231,13 @@ private:
     const Rule* rule_ = nullptr;
 };
 
+// For a static_assert beside a table of rows (module -> rule, name -> rule): every row names a rule of
+// `language`, or none (a row that exempts). A Go table that named a Java rule would compile without it.
+template <typename Rows>
+consteval bool all_rules_of(const Rows& rows, Language language) {
+    for (const auto& row : rows)
+        if (row.rule && row.rule.rule().language != language) return false;
+    return true;
+}
+
 }  // namespace e2beval::detail

@@ -104,6 +104,8 @@ constexpr NameRule kNames[] = {
     {"remove_all", NameUse::call, "c-file-mutation", "deletes a directory tree"},
 };
 
+static_assert(all_rules_of(kModules, kC) && all_rules_of(kNames, kC));
+
 constexpr std::string_view kLookups[] = {"dlsym", "dlvsym"};
 
 // What the tables cannot say: a compile-time read of a host file, and a redefined assert.

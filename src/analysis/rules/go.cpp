@@ -44,6 +44,8 @@ constexpr NameRule kNames[] = {
     {"os.Rename", NameUse::call, "go-file-mutation", "moves a file"},
 };
 
+static_assert(all_rules_of(kModules, kGo) && all_rules_of(kNames, kGo));
+
 // //go:embed (any operand: the files are read by the compiler) and //go:linkname (a runtime symbol by name).
 void special(CFamilyScan& scan) {
     const auto& tokens = scan.tokens();

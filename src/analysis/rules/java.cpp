@@ -53,6 +53,8 @@ constexpr NameRule kNames[] = {
     {"System.getenv", NameUse::call, "java-env", "reads the environment (the sandbox passes no secrets unless asked)"},
 };
 
+static_assert(all_rules_of(kModules, kJava) && all_rules_of(kNames, kJava));
+
 // Class.forName("java.lang.Runtime"), loader.loadClass("..."), getMethod("exec"): the name is read as written out.
 constexpr std::string_view kLookups[] = {"forName", "loadClass", "getMethod", "getDeclaredMethod", "findClass",
                                           "findStatic", "findVirtual"};

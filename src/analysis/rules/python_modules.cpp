@@ -159,6 +159,11 @@ constexpr PythonMemberRule kMembers[] = {
     {"builtins", "", Match::any, "builtins-access", {}, "reaches the builtins by another name, around the other checks"},
 };
 
+static_assert(all_rules_of(kImports, Language::python) && all_rules_of(kMembers, Language::python));
+static_assert(std::ranges::all_of(kMembers, [](const PythonMemberRule& row) {
+    return !row.rule_when_imported || row.rule_when_imported.rule().language == Language::python;
+}));
+
 }  // namespace
 
 const PythonImportRule* python_import_rule(std::string_view module) {

@@ -57,6 +57,8 @@ constexpr NameRule kNames[] = {
     {"fs::set_permissions", NameUse::call, "rust-file-mutation", "changes a file's permissions"},
 };
 
+static_assert(all_rules_of(kModules, kRust) && all_rules_of(kNames, kRust));
+
 // include_str!("...") and its kin: where the compiler reads from.
 void check_include(CFamilyScan& scan, std::size_t name_at) {
     const auto& tokens = scan.tokens();
