@@ -10,20 +10,9 @@
 #include "analysis/scan_support.hpp"
 #include "analysis/scripting_rules.hpp"
 
-namespace e2beval {
+namespace e2beval::detail {
 
 namespace {
-
-using detail::call_listed;
-using detail::FindingSink;
-using detail::kNoNetwork;
-using detail::last_component;
-using detail::module_listed;
-using detail::scan_nested;
-using detail::Subject;
-
-using detail::ShToken;
-using detail::ShTokenKind;
 
 std::string_view basename_of(std::string_view path) {
     const std::size_t slash = path.rfind('/');
@@ -34,7 +23,7 @@ bool is_assignment_word(const ShToken& token) {
     const std::size_t equals = token.value.find('=');
     if (equals == std::string::npos || equals == 0) return false;
     return std::all_of(token.value.begin(), token.value.begin() + static_cast<std::ptrdiff_t>(equals), [](char c) {
-        return detail::python_tokenizer_internal::is_identifier_char(c);
+        return python_tokenizer_internal::is_identifier_char(c);
     });
 }
 
@@ -43,7 +32,7 @@ bool is_dev_network_path(std::string_view value) {
 }
 
 // Paths outside the workspace that a bash answer has no business reading or writing.
-bool is_system_path(std::string_view value) {
+bool is_outside_workspace(std::string_view value) {
     static constexpr std::array<std::string_view, 9> kRoots{"/etc/", "/proc/", "/sys/", "/root", "/home/",
                                                             "/var/", "/boot/", "/run/", "/dev/"};
     static constexpr std::array<std::string_view, 8> kHarmless{"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random",
@@ -64,12 +53,12 @@ bool is_harmless_write_target(std::string_view value) {
 class BashRules {
 public:
     BashRules(std::string_view code, FindingSink& sink, int depth)
-        : tokens_(detail::ShTokenizer(code).run()), sink_(sink), depth_(depth) {}
+        : tokens_(ShTokenizer(code).run()), sink_(sink), depth_(depth) {}
 
     void run();
 
 private:
-    void report(detail::RuleId rule, const ShToken& at, std::string message, const Subject& subject = {}) {
+    void report(RuleId rule, const ShToken& at, std::string message, const Subject& subject = {}) {
         sink_.add(rule, at.line, at.column, std::move(message), subject);
     }
 
@@ -100,7 +89,7 @@ private:
                                    command == "dash";
         for (std::size_t i = at + 1; i < tokens_.size() && tokens_[i].kind == ShTokenKind::word; ++i) {
             const ShToken& argument = tokens_[i];
-            if (is_system_path(argument.value))
+            if (is_outside_workspace(argument.value))
                 report("bash-outside-workspace", argument, std::string(command) + " on " + argument.value +
                                                            ": system files, devices or home directories, outside the "
                                                            "workspace");
@@ -174,7 +163,7 @@ void BashRules::run() {
                 if (is_dev_network_path(target.value))
                     report("bash-dev-tcp", target, "redirects to " + target.value + ": bash opens a network connection" +
                                                        std::string(kNoNetwork));
-                else if (is_system_path(target.value))
+                else if (is_outside_workspace(target.value))
                     report("bash-outside-workspace", target, std::string(writes ? "writes to " : "reads from ") +
                                                                  target.value + ": outside the workspace");
                 else if (writes && target.value.starts_with("/") && !is_harmless_write_target(target.value))
@@ -226,7 +215,7 @@ void BashRules::run() {
             command == "chmod" || command == "chown" || command == "touch" || command == "mkdir") {
             for (std::size_t k = i + 1; k < tokens_.size() && tokens_[k].kind == ShTokenKind::word; ++k)
                 if (tokens_[k].value.starts_with("/") && !is_harmless_write_target(tokens_[k].value) &&
-                    !is_system_path(tokens_[k].value))
+                    !is_outside_workspace(tokens_[k].value))
                     report("bash-write-absolute", tokens_[k], std::string(command) + " on " + tokens_[k].value +
                                                               ": outside the workspace", subject);
         }
@@ -236,10 +225,6 @@ void BashRules::run() {
 
 }  // namespace
 
-namespace detail {
-
 void scan_bash(std::string_view code, FindingSink& sink, int depth) { BashRules(code, sink, depth).run(); }
 
-}  // namespace detail
-
-}  // namespace e2beval
+}  // namespace e2beval::detail

@@ -11,28 +11,14 @@
 #include "analysis/scan_support.hpp"
 #include "analysis/scripting_rules.hpp"
 
-namespace e2beval {
+namespace e2beval::detail {
 
 namespace {
-
-using detail::call_listed;
-using detail::FindingSink;
-using detail::kNoNetwork;
-using detail::last_component;
-using detail::module_listed;
-using detail::scan_nested;
-using detail::Subject;
-using detail::split_dangerous_word;
-
-using detail::JsToken;
-using detail::JsTokenKind;
-
-using detail::js_literal_value;
 
 // What loading a module by require or import means, by the module's first path component ("fs/promises" is fs's).
 struct JavaScriptModuleRule {
     std::string_view module;
-    detail::RuleId rule;
+    RuleId rule;
     std::string_view what;
     bool network;  // the message adds that the sandbox has no network
 };
@@ -61,12 +47,10 @@ constexpr JavaScriptModuleRule kModules[] = {
     {"repl", "js-vm", kContexts, false},
 };
 
-static_assert(detail::all_rules_of(kModules, Language::javascript));
+static_assert(all_rules_of(kModules, Language::javascript));
 
 const JavaScriptModuleRule* module_row(std::string_view root) {
-    const auto found = std::find_if(std::begin(kModules), std::end(kModules),
-                                    [&](const JavaScriptModuleRule& row) { return row.module == root; });
-    return found == std::end(kModules) ? nullptr : found;
+    return find_row(kModules, [&](const JavaScriptModuleRule& row) { return row.module == root; });
 }
 
 // The module without a "node:" prefix, and its first path component.
@@ -78,11 +62,11 @@ std::string_view module_root(std::string_view module) {
 class JavaScriptRules {
 public:
     JavaScriptRules(std::string_view code, FindingSink& sink, int depth)
-        : tokens_(detail::JsTokenizer(code).run()), sink_(sink), depth_(depth) {}
+        : tokens_(JsTokenizer(code).run()), sink_(sink), depth_(depth) {}
 
     void run() {
         for (std::size_t i = 0; i < tokens_.size(); ++i) visit(i);
-        detail::scan_javascript_file_access(tokens_, sink_);
+        scan_javascript_file_access(tokens_, sink_);
     }
 
 private:
@@ -93,7 +77,7 @@ private:
         return i < tokens_.size() && tokens_[i].kind == JsTokenKind::name && tokens_[i].text == text;
     }
 
-    void report(detail::RuleId rule, const JsToken& at, std::string message, const Subject& subject = {}) {
+    void report(RuleId rule, const JsToken& at, std::string message, const Subject& subject = {}) {
         sink_.add(rule, at.line, at.column, std::move(message), subject);
     }
 
@@ -107,11 +91,11 @@ private:
     }
 
     std::optional<std::string> constant_string(std::size_t begin, std::size_t end, std::vector<std::size_t>* ends) const {
-        return detail::js_constant_string(tokens_, begin, end, ends);
+        return js_constant_string(tokens_, begin, end, ends);
     }
 
     bool has_obfuscation(std::size_t begin, std::size_t end) const {
-        return detail::js_has_obfuscation(tokens_, begin, end);
+        return js_has_obfuscation(tokens_, begin, end);
     }
 
     void check_module(std::string_view raw, const JsToken& at) {
@@ -145,7 +129,7 @@ private:
 
     // eval(...), new Function(...), and setTimeout/setInterval when `only_given_a_string` (a timer given a
     // function is ordinary code).
-    void check_eval_call(std::size_t name_at, std::size_t open, detail::RuleId rule, std::string_view what,
+    void check_eval_call(std::size_t name_at, std::size_t open, RuleId rule, std::string_view what,
                          bool only_given_a_string = false) {
         const std::size_t close = matching_close(open);
         const JsToken& at = tokens_[name_at];
@@ -250,8 +234,6 @@ private:
 
 }  // namespace
 
-namespace detail {
-
 void scan_javascript(std::string_view code, FindingSink& sink, int depth) { JavaScriptRules(code, sink, depth).run(); }
 
 RuleId javascript_module_rule(std::string_view module) {
@@ -259,6 +241,4 @@ RuleId javascript_module_rule(std::string_view module) {
     return row ? row->rule : RuleId();
 }
 
-}  // namespace detail
-
-}  // namespace e2beval
+}  // namespace e2beval::detail

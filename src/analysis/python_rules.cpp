@@ -16,23 +16,9 @@
 #include "analysis/string_escapes.hpp"
 #include "e2beval/core/text.hpp"
 
-namespace e2beval {
+namespace e2beval::detail {
 
 namespace {
-
-using detail::call_listed;
-using detail::FindingSink;
-using detail::kNoNetwork;
-using detail::last_component;
-using detail::module_listed;
-using detail::scan_nested;
-using detail::Subject;
-using detail::is_dangerous_word;
-using detail::split_dangerous_word;
-using detail::unescape;
-
-using detail::PyToken;
-using detail::PyTokenKind;
 
 bool ends_statement(const PyToken& token) { return token.kind == PyTokenKind::newline || is_op(token, ";"); }
 
@@ -50,7 +36,7 @@ std::optional<std::string> python_literal_value(const PyToken& token) {
     if (token.kind != PyTokenKind::string) return std::nullopt;
     const std::size_t quote = token.text.find_first_of("'\"");
     const std::string_view prefix = token.text.substr(0, quote);
-    const std::string_view body = detail::string_literal_body(token.text);
+    const std::string_view body = string_literal_body(token.text);
     if (prefix.find_first_of("fFtT") != std::string_view::npos) {
         if (body.find('{') != std::string_view::npos) return std::nullopt;
     }
@@ -122,6 +108,11 @@ std::vector<std::pair<std::size_t, std::size_t>> call_arguments(const std::vecto
     return arguments;
 }
 
+// The top-level arguments of the call whose '(' is at `open`, up to its matching ')'.
+std::vector<std::pair<std::size_t, std::size_t>> call_arguments(const std::vector<PyToken>& tokens, std::size_t open) {
+    return call_arguments(tokens, open, std::min(matching_close(tokens, open), tokens.size()));
+}
+
 bool is_obfuscation_name(std::string_view name) {
     static constexpr std::array<std::string_view, 24> kNames{
         "chr", "bytes", "bytearray", "b64decode", "b32decode", "b16decode", "b85decode", "a85decode",
@@ -133,7 +124,7 @@ bool is_obfuscation_name(std::string_view name) {
 // Names that reach the interpreter's internals from any object: a table, name -> rule.
 struct DunderRule {
     std::string_view name;
-    detail::RuleId rule;
+    RuleId rule;
     std::string_view shown;  // the name the message gives, when not `name` itself
     std::string_view what;
 };
@@ -173,11 +164,11 @@ constexpr DunderRule kDunders[] = {
     {"__self__", "dunder-escape", "", kEscapeWhat},
     {"im_func", "dunder-escape", "", kEscapeWhat},
 };
-static_assert(detail::all_rules_of(kDunders, Language::python));
+static_assert(all_rules_of(kDunders, Language::python));
 
 class PythonRules {
 public:
-    PythonRules(const detail::PyTokens& tokenized, FindingSink& sink, int depth)
+    PythonRules(const PyTokens& tokenized, FindingSink& sink, int depth)
         : tokenized_(tokenized), sink_(sink), depth_(depth) {}
 
     void run() {
@@ -189,7 +180,7 @@ public:
 private:
     const Policy& policy() const { return sink_.policy(); }
 
-    void report(detail::RuleId rule, const PyToken& at, std::string message, const Subject& subject = {}) {
+    void report(RuleId rule, const PyToken& at, std::string message, const Subject& subject = {}) {
         sink_.add(rule, at.line, at.column, std::move(message), subject);
     }
 
@@ -444,7 +435,7 @@ private:
         const std::string name(dotted);
         if (module_listed(policy().deny_modules, dotted))
             report("denied-module", at, "imports " + name + ", which the policy denies", subject);
-        const detail::PythonImportRule* row = detail::python_import_rule(dotted);
+        const PythonImportRule* row = python_import_rule(dotted);
         if (!row) return;
         report(row->rule, at, "imports " + name + ": " + std::string(row->what) + std::string(row->network ? kNoNetwork : ""),
                subject);
@@ -455,11 +446,11 @@ private:
         const std::string_view root = root_of(qualified);
         if (qualified.size() <= root.size()) return;
         const std::string_view member = root_of(qualified.substr(root.size() + 1));
-        const detail::PythonMemberRule* row = detail::python_member_rule(root, member);
+        const PythonMemberRule* row = python_member_rule(root, member);
         if (!row) return;
         const std::string what = imported ? "imports " + std::string(member) + " from " + std::string(root)
                                           : std::string(row->verb) + " " + std::string(written);
-        const detail::RuleId rule = imported && row->rule_when_imported ? row->rule_when_imported : row->rule;
+        const RuleId rule = imported && row->rule_when_imported ? row->rule_when_imported : row->rule;
         report(rule, at, what + ": " + std::string(row->what) + std::string(row->network ? kNoNetwork : ""),
                call_subject(written, qualified));
     }
@@ -502,20 +493,20 @@ private:
                                     "variables and memory maps", subject);
             return;
         }
-        switch (detail::classify_path(path)) {
-            case detail::PathKind::system:
+        switch (classify_path(path)) {
+            case PathKind::system:
                 report("open-system-path", at, "file access to " + quoted + ": system files, devices or home "
                                                "directories, outside the code's working directory", subject);
                 break;
-            case detail::PathKind::parent:
+            case PathKind::parent:
                 report("open-parent-path", at, "file access to " + quoted + ": climbs out of the working directory",
                        subject);
                 break;
-            case detail::PathKind::absolute:
+            case PathKind::absolute:
                 report("open-absolute-path", at, "file access to the absolute path " + quoted +
                                                  ": generated code should stay in its working directory", subject);
                 break;
-            case detail::PathKind::inside: break;
+            case PathKind::inside: break;
         }
     }
 
@@ -523,8 +514,7 @@ private:
     void check_file_call(const std::vector<PyToken>& tokens, std::size_t name_at, std::size_t open_paren,
                          std::string_view written, std::string_view qualified) {
         const bool is_open = last_component(qualified) == "open" || qualified == "open";
-        const std::size_t close = matching_close(tokens, open_paren);
-        const auto arguments = call_arguments(tokens, open_paren, std::min(close, tokens.size()));
+        const auto arguments = call_arguments(tokens, open_paren);
         std::optional<std::string> path;
         std::optional<std::string> mode;
         for (std::size_t a = 0; a < arguments.size(); ++a) {
@@ -541,7 +531,7 @@ private:
         }
         // f"/etc/{name}": the fixed part still says where the file is.
         if (!path && !arguments.empty() && tokens[arguments[0].first].kind == PyTokenKind::string)
-            path = std::string(detail::string_literal_body(tokens[arguments[0].first].text));
+            path = std::string(string_literal_body(tokens[arguments[0].first].text));
         const Subject subject = call_subject(written, qualified);
         const PyToken& at = tokens[name_at];
         if (path) check_path(*path, at, is_open, subject);
@@ -562,8 +552,7 @@ private:
             report("call-exec", at, "calls exec(): runs a string as statements, which no static check can see", subject);
         else
             report("call-compile", at, "calls compile(): builds code objects from strings at run time", subject);
-        const std::size_t close = matching_close(tokens, open_paren);
-        const auto arguments = call_arguments(tokens, open_paren, std::min(close, tokens.size()));
+        const auto arguments = call_arguments(tokens, open_paren);
         if (arguments.empty()) return;
         const auto [begin, end] = arguments[0];
         if (const auto code = constant_string(tokens, begin, end)) {
@@ -581,8 +570,7 @@ private:
                        std::string_view written, std::string_view qualified) {
         const PyToken& at = tokens[name_at];
         const Subject subject = call_subject(written, qualified);
-        const std::size_t close = matching_close(tokens, open_paren);
-        const auto arguments = call_arguments(tokens, open_paren, std::min(close, tokens.size()));
+        const auto arguments = call_arguments(tokens, open_paren);
         if (arguments.size() < 2) return;
         const auto target = resolve_expression(tokens, arguments[0].first, arguments[0].second);
         const auto attribute = constant_string(tokens, arguments[1].first, arguments[1].second);
@@ -821,9 +809,8 @@ private:
     }
 
     void check_dunder_name(const PyToken& token, std::string_view name) {
-        const auto row = std::find_if(std::begin(kDunders), std::end(kDunders),
-                                      [&](const DunderRule& candidate) { return candidate.name == name; });
-        if (row == std::end(kDunders)) return;
+        const DunderRule* row = find_row(kDunders, [&](const DunderRule& candidate) { return candidate.name == name; });
+        if (!row) return;
         report(row->rule, token, "accesses " + std::string(row->shown.empty() ? name : row->shown) + ": " +
                                      std::string(row->what));
     }
@@ -846,7 +833,7 @@ private:
                                             "attribute checks");
     }
 
-    const detail::PyTokens& tokenized_;
+    const PyTokens& tokenized_;
     FindingSink& sink_;
     int depth_;
     static constexpr int kMaxParentheses = 16;  // ((("o" + "s"))) is unwrapped; deeper nesting is not a constant
@@ -858,13 +845,9 @@ private:
 
 }  // namespace
 
-namespace detail {
-
 void scan_python(std::string_view code, FindingSink& sink, int depth) {
     const auto tokenized = tokenize_python(code);
     PythonRules(tokenized, sink, depth).run();
 }
 
-}  // namespace detail
-
-}  // namespace e2beval
+}  // namespace e2beval::detail

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -238,6 +239,14 @@ consteval bool all_rules_of(const Rows& rows, Language language) {
     for (const auto& row : rows)
         if (row.rule && row.rule.rule().language != language) return false;
     return true;
+}
+
+// The first row of a table for which `matches` holds, or nullptr.
+template <typename Row, std::size_t N, typename Predicate>
+constexpr const Row* find_row(const Row (&rows)[N], Predicate matches) {
+    for (const Row& row : rows)
+        if (matches(row)) return &row;
+    return nullptr;
 }
 
 }  // namespace e2beval::detail

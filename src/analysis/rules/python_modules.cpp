@@ -168,15 +168,13 @@ static_assert(std::ranges::all_of(kMembers, [](const PythonMemberRule& row) {
 
 const PythonImportRule* python_import_rule(std::string_view module) {
     const std::string_view root = module.substr(0, module.find('.'));
-    const auto found = std::find_if(std::begin(kImports), std::end(kImports),
-                                    [&](const PythonImportRule& row) { return row.module == root; });
-    return found == std::end(kImports) ? nullptr : found;
+    return find_row(kImports, [&](const PythonImportRule& row) { return row.module == root; });
 }
 
 const PythonMemberRule* python_member_rule(std::string_view module, std::string_view member) {
     if (module == "posix" || module == "nt") module = "os";
     if (module == "__builtins__") module = "builtins";
-    const auto found = std::find_if(std::begin(kMembers), std::end(kMembers), [&](const PythonMemberRule& row) {
+    return find_row(kMembers, [&](const PythonMemberRule& row) {
         if (row.module != module) return false;
         switch (row.match) {
             case Match::exact: return member == row.member;
@@ -185,7 +183,6 @@ const PythonMemberRule* python_member_rule(std::string_view module, std::string_
         }
         return false;
     });
-    return found == std::end(kMembers) ? nullptr : found;
 }
 
 }  // namespace e2beval::detail
