@@ -15,19 +15,12 @@ namespace e2beval::detail {
 
 namespace {
 
-// What loading a module by require or import means, by the module's first path component ("fs/promises" is fs's).
-struct JavaScriptModuleRule {
-    std::string_view module;
-    RuleId rule;
-    std::string_view what;
-    bool network;  // the message adds that the sandbox has no network
-};
-
 constexpr std::string_view kPrograms = "starts other programs from generated code";
 constexpr std::string_view kNetworkAccess = "network access from generated code";
 constexpr std::string_view kContexts = "runs code in new contexts or threads, around these checks";
 
-constexpr JavaScriptModuleRule kModules[] = {
+// By the module's first path component: "fs/promises" is fs's.
+constexpr ImportRule kModules[] = {
     {"child_process", "js-child-process", kPrograms, false},
     {"cluster", "js-child-process", kPrograms, false},
     {"fs", "js-fs", "reads and writes files (a warning under standard: reading stdin needs it, and the paths each fs "
@@ -49,8 +42,8 @@ constexpr JavaScriptModuleRule kModules[] = {
 
 static_assert(all_rules_of(kModules, Language::javascript));
 
-const JavaScriptModuleRule* module_row(std::string_view root) {
-    return find_row(kModules, [&](const JavaScriptModuleRule& row) { return row.module == root; });
+const ImportRule* module_row(std::string_view root) {
+    return find_row(kModules, [&](const ImportRule& row) { return row.module == root; });
 }
 
 // The module without a "node:" prefix, and its first path component.
@@ -106,7 +99,7 @@ private:
         const std::string name(raw);
         if (module_listed(sink_.policy().deny_modules, module) || module_listed(sink_.policy().deny_modules, root))
             report("denied-module", at, "loads " + name + ", which the policy denies", subject);
-        const JavaScriptModuleRule* row = module_row(root);
+        const ImportRule* row = module_row(root);
         if (!row) return;
         report(row->rule, at, "loads " + name + ": " + std::string(row->what) + std::string(row->network ? kNoNetwork : ""),
                subject);
@@ -237,7 +230,7 @@ private:
 void scan_javascript(std::string_view code, FindingSink& sink, int depth) { JavaScriptRules(code, sink, depth).run(); }
 
 RuleId javascript_module_rule(std::string_view module) {
-    const JavaScriptModuleRule* row = module_row(module_root(module));
+    const ImportRule* row = module_row(module_root(module));
     return row ? row->rule : RuleId();
 }
 

@@ -435,7 +435,7 @@ private:
         const std::string name(dotted);
         if (module_listed(policy().deny_modules, dotted))
             report("denied-module", at, "imports " + name + ", which the policy denies", subject);
-        const PythonImportRule* row = python_import_rule(dotted);
+        const ImportRule* row = python_import_rule(dotted);
         if (!row) return;
         report(row->rule, at, "imports " + name + ": " + std::string(row->what) + std::string(row->network ? kNoNetwork : ""),
                subject);

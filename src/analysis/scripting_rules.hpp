@@ -15,16 +15,17 @@ void scan_python(std::string_view code, FindingSink& sink, int depth);
 void scan_javascript(std::string_view code, FindingSink& sink, int depth);
 void scan_bash(std::string_view code, FindingSink& sink, int depth);
 
-// What importing a Python module means (rules/python_modules.cpp). Findings say "imports MODULE: WHAT".
-struct PythonImportRule {
-    std::string_view module;  // a top-level module; it covers its submodules
+// What importing a module means, in a module table (Python's: rules/python_modules.cpp; JavaScript's:
+// javascript_rules.cpp). Findings say "imports MODULE: WHAT" (Python) or "loads MODULE: WHAT" (JavaScript).
+struct ImportRule {
+    std::string_view module;  // a top-level module or package; it covers what is under it
     RuleId rule;
     std::string_view what;
     bool network;  // the message adds that the sandbox has no network
 };
 
-// The row for `module` ("urllib.request" is urllib's), or nullptr.
-const PythonImportRule* python_import_rule(std::string_view module);
+// Python's row for `module` ("urllib.request" is urllib's), or nullptr.
+const ImportRule* python_import_rule(std::string_view module);
 
 // What reaching a member of a dangerous module means (os.system, sys.modules, importlib.import_module, ...),
 // by an attribute chain through any alias, by getattr or by `from MODULE import MEMBER`.

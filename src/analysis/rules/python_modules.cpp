@@ -22,7 +22,7 @@ constexpr std::string_view kBuiltins = "reaches eval, exec and __import__ by ano
 constexpr std::string_view kIntrospection = "reaches frames and every live object, a step around restrictions";
 
 // By the module's first component: `import urllib.request` is urllib's row.
-constexpr PythonImportRule kImports[] = {
+constexpr ImportRule kImports[] = {
     {"socket", "import-socket", kRawNetwork, true},
     {"requests", "import-requests", kHttp, true},
     {"urllib", "import-urllib", kUrls, true},
@@ -166,9 +166,9 @@ static_assert(std::ranges::all_of(kMembers, [](const PythonMemberRule& row) {
 
 }  // namespace
 
-const PythonImportRule* python_import_rule(std::string_view module) {
+const ImportRule* python_import_rule(std::string_view module) {
     const std::string_view root = module.substr(0, module.find('.'));
-    return find_row(kImports, [&](const PythonImportRule& row) { return row.module == root; });
+    return find_row(kImports, [&](const ImportRule& row) { return row.module == root; });
 }
 
 const PythonMemberRule* python_member_rule(std::string_view module, std::string_view member) {
