@@ -116,13 +116,16 @@ TEST_CASE("one rule per language, found through SafetyScanner at its line and co
         {Language::python, "import math\nimport socket\n", "import-socket", 2, 8},
         {Language::python, "import os as o\no.system('id')\n", "os-system", 2, 1},
         {Language::javascript, "const cp = require('child_process');\n", "js-child-process", 1, 20},
-        {Language::typescript, "/// <reference path=\"/etc/passwd\" />\nlet x: number = 1;\n", "ts-reference-path", 1, 1},
+        {Language::typescript, "/// <reference path=\"/etc/passwd\" />\nlet x: number = 1;\n", "ts-reference-path",
+         1, 1},
         {Language::bash, "echo hi\ncurl http://example.com\n", "bash-network-tool", 2, 1},
         {Language::c, "#include <stdlib.h>\nint main() { system(\"id\"); }\n", "c-process", 2, 14},
         {Language::cpp, "#include <sys/socket.h>\n", "c-network", 1, 10},
         {Language::go, "package main\nimport \"os/exec\"\n", "go-process", 2, 8},
         {Language::rust, "fn main() { std::process::Command::new(\"id\"); }\n", "rust-process", 1, 13},
-        {Language::java, "class A { void f() throws Exception { Runtime.getRuntime().exec(\"id\"); } }\n", "java-process", 1, 60},  // at .exec(
+        // Found at .exec(, the call that starts the program.
+        {Language::java, "class A { void f() throws Exception { Runtime.getRuntime().exec(\"id\"); } }\n",
+         "java-process", 1, 60},
     };
     Policy policy;
     policy.preset = PolicyPreset::strict;

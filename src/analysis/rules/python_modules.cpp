@@ -156,7 +156,8 @@ constexpr PythonMemberRule kMembers[] = {
     {"asyncio", "open_connection", Match::exact, "import-network", {}, "opens network connections", "uses", true},
     {"asyncio", "start_server", Match::exact, "import-network", {}, "opens network connections", "uses", true},
     {"asyncio", "open_unix_connection", Match::exact, "import-network", {}, "opens network connections", "uses", true},
-    {"builtins", "", Match::any, "builtins-access", {}, "reaches the builtins by another name, around the other checks"},
+    {"builtins", "", Match::any, "builtins-access", {},
+     "reaches the builtins by another name, around the other checks"},
 };
 
 static_assert(all_rules_of(kImports, Language::python) && all_rules_of(kMembers, Language::python));

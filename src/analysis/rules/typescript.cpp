@@ -1,6 +1,6 @@
 // The scanner's rules for TypeScript. TypeScript is JavaScript with types, so the JavaScript rules (js-*) read
-// it (javascript_rules.cpp); this file adds what only the TypeScript compiler does: its triple-slash directives, which make
-// it read the files they name at compile time.
+// it (javascript_rules.cpp); this file adds what only the TypeScript compiler does: its triple-slash directives,
+// which make it read the files they name at compile time.
 #include "analysis/typescript_rules.hpp"
 
 #include "analysis/c_family_rules.hpp"
