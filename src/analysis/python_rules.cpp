@@ -5,120 +5,18 @@
 // names hidden by aliases, assembly from pieces or decoding (chr, base64, reversal).
 #include <algorithm>
 #include <array>
-#include <cstdint>
-#include <map>
 #include <optional>
-#include <set>
 
-#include "analysis/python_tokenizer.hpp"
+#include "analysis/python_names.hpp"
 #include "analysis/scan_support.hpp"
 #include "analysis/scripting_rules.hpp"
-#include "analysis/string_escapes.hpp"
-#include "e2beval/core/text.hpp"
 
-namespace e2beval::detail {
+namespace e2beval::detail::python_scan {
 
 namespace {
 
-bool ends_statement(const PyToken& token) { return token.kind == PyTokenKind::newline || is_op(token, ";"); }
-
-bool is_open_bracket(const PyToken& token) { return is_op(token, "(") || is_op(token, "[") || is_op(token, "{"); }
-bool is_close_bracket(const PyToken& token) { return is_op(token, ")") || is_op(token, "]") || is_op(token, "}"); }
-
-std::string_view root_of(std::string_view dotted) { return dotted.substr(0, dotted.find('.')); }
-
 bool starts_with_path(std::string_view path, std::string_view directory) {
     return path.starts_with(directory) && (path.size() == directory.size() || path[directory.size()] == '/');
-}
-
-// The string value of a literal token when it is fixed (no f-string fields); raw strings keep their backslashes.
-std::optional<std::string> python_literal_value(const PyToken& token) {
-    if (token.kind != PyTokenKind::string) return std::nullopt;
-    const std::size_t quote = token.text.find_first_of("'\"");
-    const std::string_view prefix = token.text.substr(0, quote);
-    const std::string_view body = string_literal_body(token.text);
-    if (prefix.find_first_of("fFtT") != std::string_view::npos) {
-        if (body.find('{') != std::string_view::npos) return std::nullopt;
-    }
-    if (prefix.find_first_of("rR") != std::string_view::npos) return std::string(body);
-    return unescape(body);
-}
-
-struct ImportedModule {
-    std::string dotted;             // "urllib.request"
-    const PyToken* root = nullptr;  // the token of its first component, where a finding points
-    std::string bound_as;           // the name the import binds ("os", or the alias)
-    bool aliased = false;
-};
-
-// `import a.b as c, d` starting at the `import` keyword.
-std::vector<ImportedModule> parse_import(const std::vector<PyToken>& tokens, std::size_t at) {
-    std::vector<ImportedModule> modules;
-    std::size_t i = at + 1;
-    while (i < tokens.size() && tokens[i].kind == PyTokenKind::name) {
-        ImportedModule module;
-        module.root = &tokens[i];
-        module.dotted = std::string(tokens[i].text);
-        module.bound_as = module.dotted;
-        ++i;
-        while (i + 1 < tokens.size() && is_op(tokens[i], ".") && tokens[i + 1].kind == PyTokenKind::name) {
-            module.dotted += "." + std::string(tokens[i + 1].text);
-            i += 2;
-        }
-        if (i + 1 < tokens.size() && is_name(tokens[i], "as") && tokens[i + 1].kind == PyTokenKind::name) {
-            module.bound_as = std::string(tokens[i + 1].text);
-            module.aliased = true;
-            i += 2;
-        }
-        modules.push_back(std::move(module));
-        if (i < tokens.size() && is_op(tokens[i], ",")) ++i;
-        else break;
-    }
-    return modules;
-}
-
-// The closing bracket matching the opening one at `open`, or tokens.size().
-std::size_t matching_close(const std::vector<PyToken>& tokens, std::size_t open) {
-    std::size_t depth = 0;
-    for (std::size_t i = open; i < tokens.size(); ++i) {
-        if (is_open_bracket(tokens[i])) ++depth;
-        else if (is_close_bracket(tokens[i]) && --depth == 0) return i;
-        else if (tokens[i].kind == PyTokenKind::newline && depth > 0 && i > open) {
-            // f-string field separators only; statements never end inside brackets.
-        }
-    }
-    return tokens.size();
-}
-
-// The top-level comma-separated arguments of a call whose '(' is at `open`: [begin, end) token ranges.
-std::vector<std::pair<std::size_t, std::size_t>> call_arguments(const std::vector<PyToken>& tokens, std::size_t open,
-                                                                std::size_t close) {
-    std::vector<std::pair<std::size_t, std::size_t>> arguments;
-    std::size_t depth = 0;
-    std::size_t begin = open + 1;
-    for (std::size_t i = open + 1; i < close; ++i) {
-        if (is_open_bracket(tokens[i])) ++depth;
-        else if (is_close_bracket(tokens[i]) && depth > 0) --depth;
-        else if (depth == 0 && is_op(tokens[i], ",")) {
-            arguments.emplace_back(begin, i);
-            begin = i + 1;
-        }
-    }
-    if (begin < close) arguments.emplace_back(begin, close);
-    return arguments;
-}
-
-// The top-level arguments of the call whose '(' is at `open`, up to its matching ')'.
-std::vector<std::pair<std::size_t, std::size_t>> call_arguments(const std::vector<PyToken>& tokens, std::size_t open) {
-    return call_arguments(tokens, open, std::min(matching_close(tokens, open), tokens.size()));
-}
-
-bool is_obfuscation_name(std::string_view name) {
-    static constexpr std::array<std::string_view, 24> kNames{
-        "chr", "bytes", "bytearray", "b64decode", "b32decode", "b16decode", "b85decode", "a85decode",
-        "urlsafe_b64decode", "decodebytes", "decodestring", "fromhex", "unhexlify", "a2b_base64", "a2b_hex",
-        "decompress", "codecs", "decode", "translate", "maketrans", "reversed", "rot13", "base64", "zlib"};
-    return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
 // Names that reach the interpreter's internals from any object: a table, name -> rule.
@@ -169,10 +67,9 @@ static_assert(all_rules_of(kDunders, Language::python));
 class PythonRules {
 public:
     PythonRules(const PyTokens& tokenized, FindingSink& sink, int depth)
-        : tokenized_(tokenized), sink_(sink), depth_(depth) {}
+        : tokenized_(tokenized), sink_(sink), depth_(depth), names_(tokenized.tokens) {}
 
     void run() {
-        collect_bindings(tokenized_.tokens);
         scan(tokenized_.tokens);
         scan(tokenized_.fstring_field_tokens);
     }
@@ -192,241 +89,6 @@ private:
         return {Subject::Kind::call, std::string(written), std::string(qualified)};
     }
 
-    // ----- pre-pass: what names stand for
-
-    // Imports and simple assignments bind names to modules, members and builtins (`o = os`, `e = eval`,
-    // `m = __import__("os")`); assignments of literal-only expressions give names a constant string value;
-    // assignments from obfuscating expressions taint a name.
-    void collect_bindings(const std::vector<PyToken>& tokens) {
-        for (std::size_t i = 0; i < tokens.size(); ++i) {
-            if (is_name(tokens[i], "import") && !is_from_import(tokens, i)) {
-                for (const auto& module : parse_import(tokens, i))
-                    aliases_[module.bound_as] = module.aliased ? module.dotted : std::string(root_of(module.dotted));
-            } else if (is_name(tokens[i], "from") && (i == 0 || !is_name(tokens[i - 1], "raise") )) {
-                collect_from_import(tokens, i);
-            }
-            if (!tokens[i].starts_logical_line || tokens[i].kind != PyTokenKind::name) continue;
-            if (i + 2 >= tokens.size()) continue;
-            const bool plain = is_op(tokens[i + 1], "=");
-            const bool augmented = is_op(tokens[i + 1], "+") && is_op(tokens[i + 2], "=");
-            if (!plain && !augmented) continue;
-            const std::size_t value_begin = i + (plain ? 2 : 3);
-            std::size_t value_end = value_begin;
-            while (value_end < tokens.size() && !ends_statement(tokens[value_end])) ++value_end;
-            const std::string name(tokens[i].text);
-            if (value_begin >= value_end) continue;
-            if (const auto value = constant_string(tokens, value_begin, value_end)) {
-                constants_[name] = augmented && constants_.contains(name) ? constants_[name] + *value : *value;
-                continue;
-            }
-            constants_.erase(name);
-            if (plain) {
-                if (const auto target = resolve_expression(tokens, value_begin, value_end)) aliases_[name] = *target;
-            }
-            if (has_obfuscation(tokens, value_begin, value_end)) tainted_.insert(name);
-        }
-    }
-
-    static bool is_from_import(const std::vector<PyToken>& tokens, std::size_t import_at) {
-        for (std::size_t k = import_at; k-- > 0 && !ends_statement(tokens[k]);)
-            if (is_name(tokens[k], "from")) return true;
-        return false;
-    }
-
-    void collect_from_import(const std::vector<PyToken>& tokens, std::size_t at) {
-        std::size_t i = at + 1;
-        if (i >= tokens.size() || tokens[i].kind != PyTokenKind::name) return;
-        std::string dotted(tokens[i].text);
-        ++i;
-        while (i + 1 < tokens.size() && is_op(tokens[i], ".") && tokens[i + 1].kind == PyTokenKind::name) {
-            dotted += "." + std::string(tokens[i + 1].text);
-            i += 2;
-        }
-        if (i >= tokens.size() || !is_name(tokens[i], "import")) return;
-        for (++i; i < tokens.size() && !ends_statement(tokens[i]); ++i) {
-            if (tokens[i].kind != PyTokenKind::name || is_name(tokens[i], "as")) continue;
-            if (is_name(tokens[i - 1], "as")) continue;
-            std::string bound(tokens[i].text);
-            if (i + 2 < tokens.size() && is_name(tokens[i + 1], "as") && tokens[i + 2].kind == PyTokenKind::name)
-                bound = std::string(tokens[i + 2].text);
-            aliases_[bound] = dotted + "." + std::string(tokens[i].text);
-        }
-    }
-
-    // `name` -> what it stands for ("os", "os.system", "eval"); itself when unbound.
-    std::string qualify(std::string_view name) const {
-        const auto found = aliases_.find(std::string(name));
-        return found == aliases_.end() ? std::string(name) : found->second;
-    }
-
-    // The dotted chain starting at `i` (a name not after a dot): "o.path.join" and where it ends.
-    std::pair<std::string, std::size_t> chain_at(const std::vector<PyToken>& tokens, std::size_t i) const {
-        std::string written(tokens[i].text);
-        std::size_t end = i + 1;
-        while (end + 1 < tokens.size() && is_op(tokens[end], ".") && tokens[end + 1].kind == PyTokenKind::name) {
-            written += "." + std::string(tokens[end + 1].text);
-            end += 2;
-        }
-        return {written, end};
-    }
-
-    std::string qualify_chain(std::string_view written) const {
-        const std::string_view root = root_of(written);
-        return qualify(root) + std::string(written.substr(root.size()));
-    }
-
-    // What an expression stands for when it is a module, member or builtin: `os`, `os.path`,
-    // `__import__("os")`, `importlib.import_module("o" + "s")`, `__builtins__`.
-    std::optional<std::string> resolve_expression(const std::vector<PyToken>& tokens, std::size_t begin,
-                                                  std::size_t end) const {
-        if (begin >= end || tokens[begin].kind != PyTokenKind::name) return std::nullopt;
-        const auto [written, chain_end] = chain_at(tokens, begin);
-        const std::string qualified = qualify_chain(written);
-        if (chain_end == end) {
-            if (is_interesting_target(qualified)) return qualified;
-            return std::nullopt;
-        }
-        if (chain_end < end && is_op(tokens[chain_end], "(") && is_import_call(qualified)) {
-            const std::size_t close = matching_close(tokens, chain_end);
-            if (close + 1 != end) return std::nullopt;
-            const auto arguments = call_arguments(tokens, chain_end, close);
-            if (arguments.empty()) return std::nullopt;
-            return constant_string(tokens, arguments[0].first, arguments[0].second);
-        }
-        return std::nullopt;
-    }
-
-    static bool is_import_call(std::string_view qualified) {
-        return qualified == "__import__" || qualified == "builtins.__import__" ||
-               qualified == "importlib.import_module" || qualified == "importlib.__import__";
-    }
-
-    static bool is_interesting_target(std::string_view qualified) {
-        static constexpr std::array<std::string_view, 14> kRoots{
-            "os", "posix", "nt", "sys", "subprocess", "builtins", "__builtins__", "importlib", "socket", "shutil",
-            "ctypes", "pty", "pickle", "marshal"};
-        static constexpr std::array<std::string_view, 7> kBuiltins{"eval", "exec", "compile", "__import__",
-                                                                   "getattr", "globals", "open"};
-        return std::find(kRoots.begin(), kRoots.end(), root_of(qualified)) != kRoots.end() ||
-               std::find(kBuiltins.begin(), kBuiltins.end(), qualified) != kBuiltins.end();
-    }
-
-    // The value of an expression made only of string literals, `chr(<int>)`, names with a constant value,
-    // `+`, parentheses, `[::-1]` and `"".join([...])`; nullopt for anything else.
-    std::optional<std::string> constant_string(const std::vector<PyToken>& tokens, std::size_t begin,
-                                               std::size_t end, std::vector<std::size_t>* piece_ends = nullptr) const {
-        std::string value;
-        std::size_t i = begin;
-        bool expect_operand = true;
-        while (i < end) {
-            const PyToken& token = tokens[i];
-            if (!expect_operand) {
-                if (!is_op(token, "+")) return std::nullopt;
-                expect_operand = true;
-                ++i;
-                continue;
-            }
-            std::optional<std::string> piece;
-            std::size_t next = i + 1;
-            if (token.kind == PyTokenKind::string) {
-                piece = python_literal_value(token);
-                // Adjacent literals concatenate: "o" "s".
-                while (piece && next < end && tokens[next].kind == PyTokenKind::string) {
-                    const auto more = python_literal_value(tokens[next]);
-                    if (!more) return std::nullopt;
-                    if (piece_ends) piece_ends->push_back(value.size() + piece->size());
-                    *piece += *more;
-                    ++next;
-                }
-            } else if (is_op(token, "(")) {
-                const std::size_t close = matching_close(tokens, i);
-                if (close >= end || nesting_ >= kMaxParentheses) return std::nullopt;
-                ++nesting_;
-                piece = constant_string(tokens, i + 1, close, nullptr);
-                --nesting_;
-                next = close + 1;
-            } else if (is_name(token, "chr") && i + 3 < end && is_op(tokens[i + 1], "(") &&
-                       tokens[i + 2].kind == PyTokenKind::number && is_op(tokens[i + 3], ")")) {
-                const std::string digits(tokens[i + 2].text);
-                if (digits.size() > 7 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-                piece.emplace();
-                append_utf8(*piece, static_cast<std::uint32_t>(std::stoul(digits)));
-                next = i + 4;
-            } else if (token.kind == PyTokenKind::string || token.kind == PyTokenKind::name) {
-                const auto found = constants_.find(std::string(token.text));
-                if (found != constants_.end()) piece = found->second;
-                // "".join(["o", "s"]) and "".join(("o", "s"))
-            }
-            if (!piece && token.kind == PyTokenKind::string) return std::nullopt;
-            if (!piece) return std::nullopt;
-            // A `.join([...])` on a literal separator.
-            if (next + 2 < end && is_op(tokens[next], ".") && is_name(tokens[next + 1], "join") && is_op(tokens[next + 2], "(")) {
-                const std::size_t close = matching_close(tokens, next + 2);
-                if (close >= end) return std::nullopt;
-                std::size_t list_begin = next + 3;
-                std::size_t list_end = close;
-                if (list_begin < list_end && (is_op(tokens[list_begin], "[") || is_op(tokens[list_begin], "("))) {
-                    if (matching_close(tokens, list_begin) + 1 != list_end) return std::nullopt;
-                    ++list_begin;
-                    --list_end;
-                }
-                std::string joined;
-                bool first = true;
-                if (nesting_ >= kMaxParentheses) return std::nullopt;
-                for (const auto& [a, b] : call_arguments(tokens, list_begin - 1, list_end)) {
-                    ++nesting_;
-                    const auto element = constant_string(tokens, a, b, nullptr);
-                    --nesting_;
-                    if (!element) return std::nullopt;
-                    if (!first) joined += *piece;
-                    first = false;
-                    if (piece_ends && !joined.empty()) piece_ends->push_back(value.size() + joined.size());
-                    joined += *element;
-                }
-                piece = joined;
-                next = close + 1;
-            }
-            // "metsys"[::-1]
-            if (next + 6 <= end && is_op(tokens[next], "[") && is_op(tokens[next + 1], ":") &&
-                is_op(tokens[next + 2], ":") && is_op(tokens[next + 3], "-") &&
-                tokens[next + 4].kind == PyTokenKind::number && tokens[next + 4].text == "1" &&
-                is_op(tokens[next + 5], "]")) {
-                std::reverse(piece->begin(), piece->end());
-                if (piece_ends) piece_ends->push_back(value.size() + 1);  // a reversed word counts as split
-                next += 6;
-            }
-            if (piece_ends && !value.empty()) piece_ends->push_back(value.size());
-            value += *piece;
-            expect_operand = false;
-            i = next;
-        }
-        if (expect_operand) return std::nullopt;
-        return value;
-    }
-
-    // True when the expression uses chr/base64/bytes/reversal/codecs or a tainted name.
-    bool has_obfuscation(const std::vector<PyToken>& tokens, std::size_t begin, std::size_t end) const {
-        for (std::size_t i = begin; i < end && i < tokens.size(); ++i) {
-            const PyToken& token = tokens[i];
-            if (token.kind == PyTokenKind::name && (is_obfuscation_name(token.text) || tainted_.contains(std::string(token.text))))
-                return true;
-            // `from base64 import b64decode as d`: the alias decodes too.
-            if (token.kind == PyTokenKind::name && !(i > begin && is_op(tokens[i - 1], "."))) {
-                const std::string qualified = qualify(token.text);
-                if (qualified != token.text &&
-                    (is_obfuscation_name(last_component(qualified)) || is_obfuscation_name(root_of(qualified))))
-                    return true;
-            }
-            if (is_op(token, "[") && i + 4 < end && is_op(tokens[i + 1], ":") && is_op(tokens[i + 2], ":") &&
-                is_op(tokens[i + 3], "-"))
-                return true;
-            if (token.kind == PyTokenKind::string) {
-                const auto value = python_literal_value(token);
-                if (value && (*value == "rot13" || *value == "rot_13" || *value == "base64" || *value == "hex")) return true;
-            }
-        }
-        return false;
-    }
 
     // ----- the checks
 
@@ -437,8 +99,8 @@ private:
             report("denied-module", at, "imports " + name + ", which the policy denies", subject);
         const ImportRule* row = python_import_rule(dotted);
         if (!row) return;
-        report(row->rule, at, "imports " + name + ": " + std::string(row->what) + std::string(row->network ? kNoNetwork : ""),
-               subject);
+        const std::string_view network = row->network ? kNoNetwork : "";
+        report(row->rule, at, "imports " + name + ": " + std::string(row->what) + std::string(network), subject);
     }
 
     // A member of a dangerous module, reached as `os.system` (through any alias) or imported by name.
@@ -521,13 +183,13 @@ private:
             const auto [begin, end] = arguments[a];
             if (begin >= end) continue;
             if (end - begin >= 3 && tokens[begin].kind == PyTokenKind::name && is_op(tokens[begin + 1], "=")) {
-                const auto value = constant_string(tokens, begin + 2, end);
+                const auto value = names_.constant_string(tokens, begin + 2, end);
                 if (tokens[begin].text == "mode") mode = value;
                 if (tokens[begin].text == "file" || tokens[begin].text == "path") path = value;
                 continue;
             }
-            if (a == 0) path = constant_string(tokens, begin, end);
-            if (a == 1 && is_open) mode = constant_string(tokens, begin, end);
+            if (a == 0) path = names_.constant_string(tokens, begin, end);
+            if (a == 1 && is_open) mode = names_.constant_string(tokens, begin, end);
         }
         // f"/etc/{name}": the fixed part still says where the file is.
         if (!path && !arguments.empty() && tokens[arguments[0].first].kind == PyTokenKind::string)
@@ -555,12 +217,12 @@ private:
         const auto arguments = call_arguments(tokens, open_paren);
         if (arguments.empty()) return;
         const auto [begin, end] = arguments[0];
-        if (const auto code = constant_string(tokens, begin, end)) {
+        if (const auto code = names_.constant_string(tokens, begin, end)) {
             scan_nested(*code, Language::python, sink_, depth_, at.line, at.column,
                         "in the string that " + std::string(builtin) + "() runs");
             return;
         }
-        if (has_obfuscation(tokens, begin, end))
+        if (names_.has_obfuscation(tokens, begin, end))
             report("obfuscated-code", at, "calls " + std::string(builtin) + "() on text decoded or assembled at run "
                                           "time (chr, base64, bytes, reversal): hides what it runs", subject);
     }
@@ -572,8 +234,8 @@ private:
         const Subject subject = call_subject(written, qualified);
         const auto arguments = call_arguments(tokens, open_paren);
         if (arguments.size() < 2) return;
-        const auto target = resolve_expression(tokens, arguments[0].first, arguments[0].second);
-        const auto attribute = constant_string(tokens, arguments[1].first, arguments[1].second);
+        const auto target = names_.resolve_expression(tokens, arguments[0].first, arguments[0].second);
+        const auto attribute = names_.constant_string(tokens, arguments[1].first, arguments[1].second);
         if (target && attribute) {
             check_member(*target + "." + *attribute, *target + "." + *attribute, at, false);
             if (is_dangerous_word(*attribute))
@@ -586,7 +248,7 @@ private:
             report("dynamic-lookup", at, "looks up an attribute of " + *target + " by a computed name: any of its "
                                          "functions, unseen by these checks", subject);
         }
-        if (!attribute && has_obfuscation(tokens, arguments[1].first, arguments[1].second))
+        if (!attribute && names_.has_obfuscation(tokens, arguments[1].first, arguments[1].second))
             report("obfuscated-code", at, "looks up an attribute by a name decoded or assembled at run time (chr, "
                                           "base64, bytes, reversal): hides what it reaches", subject);
     }
@@ -601,13 +263,13 @@ private:
         const std::size_t close = matching_close(tokens, open_paren);
         const auto arguments = call_arguments(tokens, open_paren, std::min(close, tokens.size()));
         if (arguments.empty()) return;
-        if (const auto module = constant_string(tokens, arguments[0].first, arguments[0].second)) {
+        if (const auto module = names_.constant_string(tokens, arguments[0].first, arguments[0].second)) {
             check_module(*module, at);
             // __import__("os").system(...)
             if (close + 2 < tokens.size() && is_op(tokens[close + 1], ".") && tokens[close + 2].kind == PyTokenKind::name)
                 check_member(*module + "." + std::string(tokens[close + 2].text), std::string(written) + "(...)." +
                              std::string(tokens[close + 2].text), at, false);
-        } else if (has_obfuscation(tokens, arguments[0].first, arguments[0].second)) {
+        } else if (names_.has_obfuscation(tokens, arguments[0].first, arguments[0].second)) {
             report("obfuscated-code", at, "imports a module whose name is decoded or assembled at run time: hides "
                                           "which module it loads", subject);
         }
@@ -626,14 +288,14 @@ private:
         const PyToken& after = tokens[close + 1];
         if (is_op(after, "[")) {
             const std::size_t subscript_close = matching_close(tokens, close + 1);
-            const auto key = constant_string(tokens, close + 2, subscript_close);
+            const auto key = names_.constant_string(tokens, close + 2, subscript_close);
             const bool assigned = subscript_close + 1 < tokens.size() && is_op(tokens[subscript_close + 1], "=") &&
                                   !(subscript_close + 2 < tokens.size() && is_op(tokens[subscript_close + 2], "="));
             if (assigned) {
                 report("globals-mutation", at, "writes into " + std::string(written) + "(): rebinds names behind the "
                                                "code's back, a common step around restrictions", subject);
             } else if ((key && (is_dangerous_word(*key) || key->starts_with("__"))) ||
-                       has_obfuscation(tokens, close + 2, subscript_close)) {
+                       names_.has_obfuscation(tokens, close + 2, subscript_close)) {
                 report("dynamic-lookup", at, "looks up " + (key ? "'" + *key + "'" : std::string("a computed name")) +
                                                  " in " + std::string(written) + "(): reaches builtins and modules "
                                                  "by name, around these checks", subject);
@@ -664,7 +326,7 @@ private:
                                                                             : std::string_view(qualified);
         if (builtin == "eval" || builtin == "exec" || builtin == "compile") {
             check_code_call(tokens, name_at, open_paren, written, qualified, builtin);
-        } else if (is_import_call(qualified)) {
+        } else if (PythonNames::is_import_call(qualified)) {
             check_import_call(tokens, name_at, open_paren, written, qualified);
         } else if (builtin == "getattr" || builtin == "setattr" || builtin == "delattr" || builtin == "hasattr") {
             check_getattr(tokens, name_at, open_paren, written, qualified);
@@ -713,7 +375,7 @@ private:
         // so a long expression costs linear time, not quadratic).
         for (std::size_t stop = end; stop > i && end - stop < 64; --stop) {
             std::vector<std::size_t> piece_ends;
-            const auto value = constant_string(tokens, i, stop, &piece_ends);
+            const auto value = names_.constant_string(tokens, i, stop, &piece_ends);
             if (!value) continue;
             if (!piece_ends.empty()) {
                 if (const auto word = split_dangerous_word(*value, piece_ends))
@@ -750,7 +412,7 @@ private:
             const std::string_view name = token.text;
 
             if (name == "import") {
-                if (!is_from_import(tokens, i))
+                if (!PythonNames::is_from_import(tokens, i))
                     for (const auto& module : parse_import(tokens, i)) check_module(module.dotted, *module.root);
                 continue;
             }
@@ -766,8 +428,8 @@ private:
             if (i > 0 && (is_name(tokens[i - 1], "import") || is_name(tokens[i - 1], "as"))) continue;
 
             if (!worth_resolving(tokens, i)) continue;
-            const auto [written, chain_end] = chain_at(tokens, i);
-            const std::string qualified = qualify_chain(written);
+            const auto [written, chain_end] = names_.chain_at(tokens, i);
+            const std::string qualified = names_.qualify_chain(written);
             const bool in_import_list = i > 0 && (is_op(tokens[i - 1], ",") || is_op(tokens[i - 1], "(")) &&
                                         is_from_import_list(tokens, i);
             if (in_import_list) continue;
@@ -793,7 +455,7 @@ private:
             "delattr", "hasattr", "globals", "locals", "vars", "breakpoint", "open", "socket", "ctypes", "pty",
             "pickle", "marshal"};
         if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
-        if (aliases_.find(name) != aliases_.end()) return true;
+        if (names_.is_alias(name)) return true;
         const bool called = i + 1 < tokens.size() && (is_op(tokens[i + 1], "(") || is_op(tokens[i + 1], "."));
         return called && !policy().deny_calls.empty();
     }
@@ -836,18 +498,18 @@ private:
     const PyTokens& tokenized_;
     FindingSink& sink_;
     int depth_;
-    static constexpr int kMaxParentheses = 16;  // ((("o" + "s"))) is unwrapped; deeper nesting is not a constant
-    mutable int nesting_ = 0;
-    std::map<std::string, std::string, std::less<>> aliases_;
-    std::map<std::string, std::string, std::less<>> constants_;
-    std::set<std::string, std::less<>> tainted_;
+    const PythonNames names_;  // what names stand for, read before the checks
 };
 
 }  // namespace
 
+}  // namespace e2beval::detail::python_scan
+
+namespace e2beval::detail {
+
 void scan_python(std::string_view code, FindingSink& sink, int depth) {
     const auto tokenized = tokenize_python(code);
-    PythonRules(tokenized, sink, depth).run();
+    python_scan::PythonRules(tokenized, sink, depth).run();
 }
 
 }  // namespace e2beval::detail
