@@ -19,7 +19,7 @@ namespace e2beval::detail {
 // `extern crate`) or by a qualified name in code (`std::process::Command::new`, `java.net.URL`).
 struct ModuleRule {
     std::string_view module;
-    std::string_view rule;  // "" exempts
+    RuleId rule;  // {} exempts
     std::string_view what;  // why it matters, for the finding's message
 };
 
@@ -36,28 +36,27 @@ enum class NameUse {
 struct NameRule {
     std::string_view name;
     NameUse use;
-    std::string_view rule;
+    RuleId rule;
     std::string_view what;
 };
 
 class CFamilyScan;
 
-// One language's rules: its rule table (ids and severities), its modules and names, and what the tables
-// cannot say (directives, a string's shape in a given position), as a function over the tokens.
+// One language's rules: its modules and names (its rule ids and severities are in rule_catalog.hpp), and what
+// the tables cannot say (directives, a string's shape in a given position), as a function over the tokens.
 struct CFamilyRules {
     Language language;
     CDialect dialect;
-    std::span<const Rule> table;
     std::span<const ModuleRule> modules;
     std::span<const NameRule> names;
     // Whether a qualified name in code is a module path (Rust's std::net::TcpStream, Java's java.net.URL); in
     // Go and C a.b is a value's field, and only imports name modules.
     bool paths_in_code;
-    std::string_view system_path_rule;  // a string literal naming a host system path (/etc, /proc, ...) or ../
+    RuleId system_path_rule;  // a string literal naming a host system path (/etc, /proc, ...) or ../
     // Calls whose string argument names what they load or look up by name (dlsym, Class.forName): the string
     // is read as a module or name of this table, so that hiding a name in a string finds the same rule.
     std::span<const std::string_view> lookups_by_name;
-    std::string_view lookup_rule;  // a lookup by name of something the tables do not know
+    RuleId lookup_rule;  // a lookup by name of something the tables do not know
     void (*special)(CFamilyScan& scan);
 };
 
@@ -82,7 +81,7 @@ public:
     // `+`; `end` is set past the last one. nullopt when `i` is not a string literal.
     std::optional<std::string> constant_string(std::size_t i, std::size_t* end = nullptr) const;
 
-    void report(std::string_view rule, const CToken& at, std::string message, const Subject& subject = {});
+    void report(RuleId rule, const CToken& at, std::string message, const Subject& subject = {});
     // A module path used at `at`: the module table's rule for it, and the policy's deny_modules.
     void check_module(std::string_view module, const CToken& at, std::string_view how);
     // A path a compile-time read names (#include, include_str!, //go:embed): absolute, /dev or ..-climbing.

@@ -9,7 +9,6 @@ namespace e2beval::detail {
 
 namespace {
 
-constexpr std::string_view kNoNetwork = " (the sandbox has no network; this is advice)";
 
 // What joins a qualified name: `::` in C++ and Rust (where `.` is a member access), `.` in Go and Java (where it is
 // both: packages and classes are named as fields are).
@@ -99,7 +98,7 @@ std::optional<std::string> CFamilyScan::constant_string(std::size_t i, std::size
     return value;
 }
 
-void CFamilyScan::report(std::string_view rule, const CToken& at, std::string message, const Subject& subject) {
+void CFamilyScan::report(RuleId rule, const CToken& at, std::string message, const Subject& subject) {
     sink_.add(rule, at.line, at.column, std::move(message), subject);
 }
 
@@ -115,9 +114,9 @@ void CFamilyScan::check_module(std::string_view module, const CToken& at, std::s
     if (module_listed(sink_.policy().deny_modules, module))
         report("denied-module", at, std::string(how) + " " + std::string(module) + ", which the policy denies", subject);
     const ModuleRule* entry = module_rule(module);
-    if (!entry || entry->rule.empty()) return;
+    if (!entry || !entry->rule) return;
     std::string message = std::string(how) + " " + std::string(module) + ": " + std::string(entry->what);
-    if (entry->rule.ends_with("-network")) message += kNoNetwork;
+    if (entry->rule.id().ends_with("-network")) message += kNoNetwork;
     report(entry->rule, at, std::move(message), subject);
 }
 
@@ -261,7 +260,7 @@ void CFamilyScan::check_name(std::size_t i) {
                                     tokens_[k + 1].kind == CTokenKind::identifier;
              k += 2)
             path += std::string(tokens_[k].text) + std::string(tokens_[k + 1].text);
-        if (const ModuleRule* entry = module_rule(path); entry && !entry->rule.empty()) check_module(path, token, "uses");
+        if (const ModuleRule* entry = module_rule(path); entry && !!entry->rule) check_module(path, token, "uses");
     }
     if (called && call_listed(sink_.policy().deny_calls, chain, chain))
         report("denied-call", tokens_[first], "calls " + chain + ", which the policy denies", subject);
@@ -280,7 +279,7 @@ void CFamilyScan::check_name(std::size_t i) {
                               : as_value                  ? "takes " + chain + " as a value (to call it by another name)"
                                                           : "calls " + chain + "()";
         message += ": " + std::string(entry.what);
-        if (entry.rule.ends_with("-network")) message += kNoNetwork;
+        if (entry.rule.id().ends_with("-network")) message += kNoNetwork;
         report(entry.rule, tokens_[first], std::move(message), subject);
     }
     if (called && std::find(rules_.lookups_by_name.begin(), rules_.lookups_by_name.end(), token.text) !=
@@ -303,7 +302,7 @@ void CFamilyScan::check_lookup(std::size_t first, std::size_t open) {
         const auto value = constant_string(k, &end);
         if (!value) continue;
         constant = true;
-        if (const ModuleRule* entry = module_rule(*value); entry && !entry->rule.empty()) {
+        if (const ModuleRule* entry = module_rule(*value); entry && !!entry->rule) {
             report(entry->rule, tokens_[k], "looks up " + *value + " by name with " + chain + "(): " + std::string(entry->what),
                    {Subject::Kind::module, *value, *value});
         } else if (const auto named = std::find_if(rules_.names.begin(), rules_.names.end(),
@@ -311,21 +310,21 @@ void CFamilyScan::check_lookup(std::size_t first, std::size_t open) {
                    named != rules_.names.end()) {
             report(named->rule, tokens_[k], "looks up " + *value + " by name with " + chain + "(): " + std::string(named->what),
                    {Subject::Kind::call, *value, *value});
-        } else if (!rules_.lookup_rule.empty()) {
+        } else if (!!rules_.lookup_rule) {
             report(rules_.lookup_rule, tokens_[k], chain + "(\"" + value->substr(0, 80) + "\"): loads or finds code by "
                                                    "name, which these checks cannot follow",
                    {Subject::Kind::call, chain, chain});
         }
         k = end - 1;
     }
-    if (!constant && !rules_.lookup_rule.empty())
+    if (!constant && !!rules_.lookup_rule)
         report(rules_.lookup_rule, tokens_[first], chain + "() of a computed name: loads or finds code these checks "
                                                    "cannot see", {Subject::Kind::call, chain, chain});
 }
 
 // A string literal (the first of a run joined by juxtaposition or `+`) naming a host path.
 void CFamilyScan::check_string(std::size_t i) {
-    if (rules_.system_path_rule.empty()) return;
+    if (!rules_.system_path_rule) return;
     if (i > 0 && (tokens_[i - 1].kind == CTokenKind::string ||
                   (punct(i - 1, "+") && i > 1 && tokens_[i - 2].kind == CTokenKind::string)))
         return;

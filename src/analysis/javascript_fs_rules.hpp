@@ -1,5 +1,5 @@
 // Internal: the scanner's file-access rules for JavaScript and TypeScript (rules/javascript_fs.cpp): the paths
-// that fs calls are given. The rest of the JavaScript rules are in safety.cpp.
+// that fs calls are given. The rest of the JavaScript rules are in javascript_rules.cpp.
 #pragma once
 
 #include <vector>

@@ -1,5 +1,6 @@
-// Internal: what the scanner's rule sets share: a rule's entry in the rule table (its severity under each
-// preset) and the sink that applies a Policy (presets, allow and deny lists) to every finding a rule set makes.
+// Internal: what the scanner's rule sets share: the sink that applies a Policy (presets, allow and deny lists)
+// to every finding a rule set makes, the module and call matching the lists use, where a literal path points,
+// nested code (a string that eval or `python -c` runs), and the words that obfuscation hides.
 #pragma once
 
 #include <algorithm>
@@ -12,25 +13,13 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/rule_catalog.hpp"
 #include "e2beval/analysis/safety.hpp"
 
 namespace e2beval::detail {
 
-enum class Level : std::uint8_t { off, info, warning, block };
-constexpr Level O = Level::off;
-constexpr Level I = Level::info;
-constexpr Level W = Level::warning;
-constexpr Level B = Level::block;
-
-struct Rule {
-    std::string_view id;
-    Language language;
-    std::array<Level, 3> levels;  // under tutorial, standard, strict
-    std::string_view summary;
-};
-
-// The rule with this id in any language's table (safety.cpp), or nullptr.
-const Rule* find_rule(std::string_view id) noexcept;
+// Appended to the message of every network finding.
+constexpr std::string_view kNoNetwork = " (the sandbox has no network; this is advice)";
 
 inline bool contains(const std::vector<std::string>& ids, std::string_view id) {
     return std::find(ids.begin(), ids.end(), id) != ids.end();
@@ -118,11 +107,11 @@ public:
 
     const Policy& policy() const noexcept { return policy_; }
 
-    void add(std::string_view rule_id, std::size_t line, std::size_t column, std::string message,
-             const Subject& subject = {}) {
-        const Rule* rule = find_rule(rule_id);
+    // `rule` is checked at compile time (RuleId); a default one (a table entry that exempts) reports nothing.
+    void add(RuleId rule, std::size_t line, std::size_t column, std::string message, const Subject& subject = {}) {
         if (!rule) return;
-        const bool denied = contains(policy_.deny_rules, rule_id) || rule_id == "denied-module" || rule_id == "denied-call";
+        const std::string_view rule_id = rule.id();
+        const bool denied = contains(policy_.deny_rules, rule_id) || rule == "denied-module" || rule == "denied-call";
         if (!denied) {
             if (contains(policy_.allow_rules, rule_id)) return;
             if (subject.kind == Subject::Kind::module &&
@@ -132,7 +121,7 @@ public:
                 return;
         }
         const auto severity = denied ? std::optional<Severity>(Severity::block)
-                                     : severity_of(rule->levels[static_cast<std::size_t>(policy_.preset)]);
+                                     : severity_of(rule.rule().levels[static_cast<std::size_t>(policy_.preset)]);
         if (!severity) return;
         Finding finding;
         finding.rule = std::string(rule_id);
@@ -168,5 +157,26 @@ private:
     const Policy& policy_;
     std::vector<Finding> findings_;
 };
+
+// Findings for `code` in `language`, nested `depth` strings deep (safety.cpp dispatches to each language's rules).
+void scan_code(std::string_view code, Language language, FindingSink& sink, int depth);
+
+constexpr int kMaxNesting = 4;  // exec("exec('...')") and so on: deeper strings are not unpacked
+
+// Scans code found inside a string literal and reports what it holds at the literal's place.
+inline void scan_nested(std::string_view code, Language language, FindingSink& sink, int depth, std::size_t line,
+                        std::size_t column, std::string_view where) {
+    if (depth >= kMaxNesting) return;
+    FindingSink inner(sink.policy());
+    scan_code(code, language, inner, depth + 1);
+    for (auto& finding : std::move(inner).take()) sink.add_nested(std::move(finding), line, column, where);
+}
+
+// Words that, assembled from pieces or fed through obfuscation, mean someone is hiding what the code does.
+bool is_dangerous_word(std::string_view word);
+
+// Dangerous words in `joined` (whole words) that no single piece holds whole: the pieces split them on purpose.
+// `piece_ends` are the offsets in `joined` where one piece ends and the next begins.
+std::optional<std::string> split_dangerous_word(const std::string& joined, const std::vector<std::size_t>& piece_ends);
 
 }  // namespace e2beval::detail

@@ -8,7 +8,6 @@
 
 namespace e2beval::detail {
 
-std::span<const Rule> typescript_rule_table();
 // /// <reference path="..."/> and <amd-dependency path="..."/> that name files outside the workspace.
 void scan_typescript_directives(std::string_view code, FindingSink& sink);
 

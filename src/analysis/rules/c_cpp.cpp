@@ -9,25 +9,6 @@ namespace rules_c_cpp {
 
 constexpr Language kC = Language::c;
 
-constexpr Rule kTable[] = {
-    {"c-process", kC, {O, B, B}, "C/C++: system, popen, fork, the exec family, posix_spawn, clone (starts processes)"},
-    {"c-syscall", kC, {O, B, B}, "C/C++: syscall() and <sys/syscall.h> (raw system calls around libc)"},
-    {"c-inline-asm", kC, {O, B, B}, "C/C++: inline assembly (asm, __asm__): raw system calls and machine code"},
-    {"c-network", kC, {O, B, B}, "C/C++: socket headers and calls (sys/socket.h, netinet, netdb; socket, getaddrinfo)"},
-    {"c-privileged", kC, {O, B, B}, "C/C++: mount, unshare, setns, ptrace, chroot, setuid, kill, prctl, io_uring, bpf "
-                                    "and <linux/...> interfaces"},
-    {"c-dynamic-load", kC, {O, B, B}, "C/C++: dlopen, dlsym and <dlfcn.h> (code loaded or found by name at run time)"},
-    {"c-include-path", kC, {O, B, B}, "C/C++: #include or #embed of an absolute path, /dev, ~ or a path with .. (a "
-                                      "compile-time read of host files)"},
-    {"c-system-path", kC, {O, B, B}, "C/C++: a string naming a host path (/etc, /proc, /sys, /dev, /root, /home, ...) "
-                                     "or climbing out with .."},
-    {"c-assert-override", kC, {O, B, B}, "C/C++: #define or #undef of assert, NDEBUG or static_assert (empties the "
-                                         "tests' assertions: a forged verdict)"},
-    {"c-exit", kC, {O, W, B}, "C/C++: exit, _exit, quick_exit (ends the program before the tests finish)"},
-    {"c-env", kC, {O, W, B}, "C/C++: getenv, secure_getenv, environ (secrets in the environment)"},
-    {"c-file-mutation", kC, {O, W, B}, "C/C++: unlink, rmdir, chmod, chown, std::filesystem::remove_all"},
-};
-
 constexpr ModuleRule kModules[] = {
     {"sys/socket.h", "c-network", "sockets: network access from generated code"},
     {"netinet/", "c-network", "internet protocols: network access from generated code"},
@@ -123,6 +104,8 @@ constexpr NameRule kNames[] = {
     {"remove_all", NameUse::call, "c-file-mutation", "deletes a directory tree"},
 };
 
+static_assert(all_rules_of(kModules, kC) && all_rules_of(kNames, kC));
+
 constexpr std::string_view kLookups[] = {"dlsym", "dlvsym"};
 
 // What the tables cannot say: a compile-time read of a host file, and a redefined assert.
@@ -153,7 +136,7 @@ void special(CFamilyScan& scan) {
 
 const CFamilyRules& c_rules() {
     using namespace rules_c_cpp;
-    static const CFamilyRules rules{kC, CDialect::cpp, kTable, kModules, kNames, false, "c-system-path", kLookups,
+    static const CFamilyRules rules{kC, CDialect::cpp, kModules, kNames, false, "c-system-path", kLookups,
                                     "c-dynamic-load", special};
     return rules;
 }

@@ -8,20 +8,6 @@ namespace rules_go {
 
 constexpr Language kGo = Language::go;
 
-constexpr Rule kTable[] = {
-    {"go-process", kGo, {O, B, B}, "Go: os/exec, os.StartProcess (starts other programs)"},
-    {"go-syscall", kGo, {O, B, B}, "Go: the syscall package and golang.org/x/sys (raw system calls)"},
-    {"go-unsafe", kGo, {O, B, B}, "Go: unsafe, //go:linkname, plugin (raw memory, the runtime's internals, native code)"},
-    {"go-cgo", kGo, {O, B, B}, "Go: import \"C\" (cgo: C code and compiler flags in the program)"},
-    {"go-network", kGo, {O, B, B}, "Go: net, net/http, net/rpc, net/smtp, crypto/tls (network access)"},
-    {"go-embed", kGo, {O, B, B}, "Go: //go:embed and the embed package (files read into the program at compile time)"},
-    {"go-system-path", kGo, {O, B, B}, "Go: a string naming a host path (/etc, /proc, /sys, /dev, /root, /home, ...) or "
-                                       "climbing out with .."},
-    {"go-exit", kGo, {O, W, B}, "Go: os.Exit (ends the program before the tests finish)"},
-    {"go-env", kGo, {O, W, B}, "Go: os.Getenv, os.LookupEnv, os.Environ (secrets in the environment)"},
-    {"go-file-mutation", kGo, {O, W, B}, "Go: os.Remove, os.RemoveAll, os.Chmod, os.Chown, os.Rename"},
-};
-
 constexpr ModuleRule kModules[] = {
     {"os/exec", "go-process", "starts other programs from generated code"},
     {"syscall", "go-syscall", "raw system calls (Exec, ForkExec, Syscall, Mount, ...)"},
@@ -31,10 +17,10 @@ constexpr ModuleRule kModules[] = {
     {"runtime/cgo", "go-cgo", "cgo's runtime"},
     {"C", "go-cgo", "cgo: C code, and compiler and linker flags, inside the program"},
     {"net", "go-network", "network access from generated code"},
-    {"net/url", "", ""},        // parsing only
-    {"net/netip", "", ""},      // parsing only
-    {"net/mail", "", ""},       // parsing only
-    {"net/textproto", "", ""},  // parsing only
+    {"net/url", {}, ""},        // parsing only
+    {"net/netip", {}, ""},      // parsing only
+    {"net/mail", {}, ""},       // parsing only
+    {"net/textproto", {}, ""},  // parsing only
     {"net/http/httptest", "go-network", "test servers: network access from generated code"},
     {"crypto/tls", "go-network", "TLS connections: network access from generated code"},
     {"embed", "go-embed", "files read into the program at compile time"},
@@ -57,6 +43,8 @@ constexpr NameRule kNames[] = {
     {"os.Chown", NameUse::call, "go-file-mutation", "changes a file's owner"},
     {"os.Rename", NameUse::call, "go-file-mutation", "moves a file"},
 };
+
+static_assert(all_rules_of(kModules, kGo) && all_rules_of(kNames, kGo));
 
 // //go:embed (any operand: the files are read by the compiler) and //go:linkname (a runtime symbol by name).
 void special(CFamilyScan& scan) {
@@ -84,7 +72,7 @@ void special(CFamilyScan& scan) {
 
 const CFamilyRules& go_rules() {
     using namespace rules_go;
-    static const CFamilyRules rules{kGo, CDialect::go, kTable, kModules, kNames, false, "go-system-path", {}, {}, special};
+    static const CFamilyRules rules{kGo, CDialect::go, kModules, kNames, false, "go-system-path", {}, {}, special};
     return rules;
 }
 

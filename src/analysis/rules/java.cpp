@@ -9,21 +9,6 @@ namespace rules_java {
 
 constexpr Language kJava = Language::java;
 
-constexpr Rule kTable[] = {
-    {"java-process", kJava, {O, B, B}, "Java: Runtime.exec, ProcessBuilder, ProcessHandle (starts or controls processes)"},
-    {"java-network", kJava, {O, B, B}, "Java: java.net, javax.net, socket channels (network access)"},
-    {"java-jni", kJava, {O, B, B}, "Java: native methods, System.loadLibrary/load, java.lang.foreign (native code)"},
-    {"java-unsafe", kJava, {O, B, B}, "Java: sun.misc.Unsafe, jdk.internal, instrumentation and attach (around the "
-                                      "JVM's safety)"},
-    {"java-eval", kJava, {O, B, B}, "Java: javax.script, javax.tools, jdk.jshell (code compiled or run from strings)"},
-    {"java-system-path", kJava, {O, B, B}, "Java: a string naming a host path (/etc, /proc, /sys, /dev, /root, /home, "
-                                           "...) or climbing out with .."},
-    {"java-reflection", kJava, {O, W, B}, "Java: Class.forName, setAccessible, getDeclaredMethod, method handles "
-                                          "(reaches code by name)"},
-    {"java-exit", kJava, {O, W, B}, "Java: System.exit, Runtime.halt (ends the program before the tests finish)"},
-    {"java-env", kJava, {O, W, B}, "Java: System.getenv (secrets in the environment)"},
-};
-
 constexpr ModuleRule kModules[] = {
     {"java.lang.ProcessBuilder", "java-process", "starts other programs from generated code"},
     {"java.lang.ProcessHandle", "java-process", "reaches other processes"},
@@ -68,6 +53,8 @@ constexpr NameRule kNames[] = {
     {"System.getenv", NameUse::call, "java-env", "reads the environment (the sandbox passes no secrets unless asked)"},
 };
 
+static_assert(all_rules_of(kModules, kJava) && all_rules_of(kNames, kJava));
+
 // Class.forName("java.lang.Runtime"), loader.loadClass("..."), getMethod("exec"): the name is read as written out.
 constexpr std::string_view kLookups[] = {"forName", "loadClass", "getMethod", "getDeclaredMethod", "findClass",
                                           "findStatic", "findVirtual"};
@@ -76,7 +63,7 @@ constexpr std::string_view kLookups[] = {"forName", "loadClass", "getMethod", "g
 
 const CFamilyRules& java_rules() {
     using namespace rules_java;
-    static const CFamilyRules rules{kJava, CDialect::java, kTable, kModules, kNames, true, "java-system-path",
+    static const CFamilyRules rules{kJava, CDialect::java, kModules, kNames, true, "java-system-path",
                                     kLookups, "java-reflection", nullptr};
     return rules;
 }

@@ -8,30 +8,13 @@ namespace rules_rust {
 
 constexpr Language kRust = Language::rust;
 
-constexpr Rule kTable[] = {
-    {"rust-process", kRust, {O, B, B}, "Rust: std::process::Command and CommandExt (starts other programs)"},
-    {"rust-network", kRust, {O, B, B}, "Rust: std::net and unix sockets (TcpStream, UdpSocket, UnixStream, ...)"},
-    {"rust-ffi", kRust, {O, B, B}, "Rust: extern blocks and functions, #[link], the libc and nix crates (foreign "
-                                   "functions, raw system calls)"},
-    {"rust-inline-asm", kRust, {O, B, B}, "Rust: asm!, global_asm!, naked_asm! (raw system calls and machine code)"},
-    {"rust-include-path", kRust, {O, B, B}, "Rust: include_str!, include_bytes! or include! of an absolute path, ~, a "
-                                            "path with .., or a computed one (a compile-time read of host files)"},
-    {"rust-system-path", kRust, {O, B, B}, "Rust: a string naming a host path (/etc, /proc, /sys, /dev, /root, /home, "
-                                           "...) or climbing out with .."},
-    {"rust-unsafe", kRust, {O, W, B}, "Rust: unsafe blocks, functions and impls (around the borrow checker)"},
-    {"rust-include", kRust, {O, W, B}, "Rust: include_str!, include_bytes!, include! of a workspace file"},
-    {"rust-exit", kRust, {O, W, B}, "Rust: std::process::exit (ends the program before the tests finish)"},
-    {"rust-env", kRust, {O, W, B}, "Rust: env!, option_env!, std::env::var (secrets in the environment)"},
-    {"rust-file-mutation", kRust, {O, W, B}, "Rust: fs::remove_file, fs::remove_dir_all, fs::set_permissions"},
-};
-
 constexpr ModuleRule kModules[] = {
     {"std::process", "rust-process", "starts other programs from generated code"},
     {"std::process::exit", "rust-exit", "ends the program, with any status, before the tests are done"},
-    {"std::process::abort", "", ""},
-    {"std::process::id", "", ""},
-    {"std::process::ExitCode", "", ""},
-    {"std::process::Termination", "", ""},
+    {"std::process::abort", {}, ""},
+    {"std::process::id", {}, ""},
+    {"std::process::ExitCode", {}, ""},
+    {"std::process::Termination", {}, ""},
     {"std::os::unix::process", "rust-process", "starts other programs, or replaces this one"},
     {"std::net", "rust-network", "network access from generated code"},
     {"std::os::unix::net", "rust-network", "unix sockets: talks to other processes"},
@@ -73,6 +56,8 @@ constexpr NameRule kNames[] = {
     {"fs::remove_dir_all", NameUse::call, "rust-file-mutation", "deletes a directory tree"},
     {"fs::set_permissions", NameUse::call, "rust-file-mutation", "changes a file's permissions"},
 };
+
+static_assert(all_rules_of(kModules, kRust) && all_rules_of(kNames, kRust));
 
 // include_str!("...") and its kin: where the compiler reads from.
 void check_include(CFamilyScan& scan, std::size_t name_at) {
@@ -118,7 +103,7 @@ void special(CFamilyScan& scan) {
 
 const CFamilyRules& rust_rules() {
     using namespace rules_rust;
-    static const CFamilyRules rules{kRust, CDialect::rust, kTable, kModules, kNames, true, "rust-system-path", {}, {},
+    static const CFamilyRules rules{kRust, CDialect::rust, kModules, kNames, true, "rust-system-path", {}, {},
                                     special};
     return rules;
 }

@@ -1,6 +1,6 @@
 // The scanner's rules for TypeScript. TypeScript is JavaScript with types, so the JavaScript rules (js-*) read
-// it (safety.cpp); this file adds what only the TypeScript compiler does: its triple-slash directives, which make
-// it read the files they name at compile time.
+// it (javascript_rules.cpp); this file adds what only the TypeScript compiler does: its triple-slash directives,
+// which make it read the files they name at compile time.
 #include "analysis/typescript_rules.hpp"
 
 #include "analysis/c_family_rules.hpp"
@@ -8,12 +8,6 @@
 namespace e2beval::detail {
 
 namespace rules_typescript {
-
-constexpr Rule kTable[] = {
-    {"ts-reference-path", Language::typescript, {O, B, B}, "TypeScript: /// <reference path> or <amd-dependency "
-                                                           "path> of an absolute path, ~ or a path with .. (a "
-                                                           "compile-time read of host files)"},
-};
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -35,8 +29,6 @@ std::optional<std::string_view> attribute(std::string_view directive, std::strin
 }
 
 }  // namespace rules_typescript
-
-std::span<const Rule> typescript_rule_table() { return rules_typescript::kTable; }
 
 // Triple-slash directives count only in the comments that open the file, before any statement: the lines read
 // here are exactly those.
