@@ -20,6 +20,8 @@
 #include "e2beval/core/json.hpp"
 #include "e2beval/core/language.hpp"
 #include "e2beval/core/text.hpp"
+#include "core/json_fields.hpp"
+#include "core/python_literal.hpp"
 #include "eval/harness.hpp"
 #include "case_judging.hpp"
 #include "compiled_shapes.hpp"
@@ -43,34 +45,6 @@ std::string shortest_number(double value) {
     char buffer[64];
     const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
     return ec == std::errc() ? std::string(buffer, end) : std::to_string(value);
-}
-
-std::string python_string_literal(std::string_view text) {
-    return quoted_literal(text, '\'');
-}
-
-// A JSON value from YAML vars as Python source. Nested strings are values; see input_source().
-std::string python_literal(const json::value& value) {
-    switch (value.kind()) {
-        case json::kind::null: return "None";
-        case json::kind::bool_: return value.get_bool() ? "True" : "False";
-        case json::kind::int64: return std::to_string(value.get_int64());
-        case json::kind::uint64: return std::to_string(value.get_uint64());
-        case json::kind::double_: return shortest_number(value.get_double());
-        case json::kind::string: return python_string_literal(value.get_string());
-        case json::kind::array: {
-            std::string out = "[";
-            for (const auto& item : value.get_array()) out += (out.size() > 1 ? ", " : "") + python_literal(item);
-            return out + "]";
-        }
-        case json::kind::object: {
-            std::string out = "{";
-            for (const auto& [key, item] : value.get_object())
-                out += (out.size() > 1 ? ", " : "") + python_string_literal(key) + ": " + python_literal(item);
-            return out + "}";
-        }
-    }
-    return "None";
 }
 
 // The tutorial pastes `test_input` between the call's parentheses, so a top-level string is source text
@@ -450,11 +424,6 @@ CandidateProgram humaneval_candidate(std::string_view prompt, std::string_view c
 }
 
 // ---- reading the harness's report -----------------------------------------------------------------------
-
-std::string string_field(const json::object& object, std::string_view key) {
-    const auto* value = object.if_contains(key);
-    return value && value->is_string() ? std::string(value->get_string()) : std::string();
-}
 
 std::optional<std::int64_t> int_field(const json::object& object, std::string_view key) {
     const auto* value = object.if_contains(key);
