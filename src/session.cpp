@@ -7,6 +7,7 @@
 
 #include "e2beval/core/error.hpp"
 #include "core/base64.hpp"
+#include "core/json_fields.hpp"
 
 namespace e2beval {
 
@@ -45,11 +46,6 @@ void CallInterrupt::unbind() {
 namespace json = boost::json;
 
 namespace {
-
-std::string string_field(const json::object& event, std::string_view key) {
-    if (const auto* value = event.if_contains(key); value && value->is_string()) return std::string(value->as_string());
-    return {};
-}
 
 // A "failure" event as an exception: the agent's message says what was wrong and what to do.
 [[noreturn]] void throw_failure(const json::object& event) {

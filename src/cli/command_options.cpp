@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/python_interpreter.hpp"
+#include "core/read_file.hpp"
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/json.hpp"
 #include "e2beval/core/language.hpp"
@@ -27,11 +28,9 @@ std::string read_file(const std::string& path, std::string_view what) {
         throw input_error(std::string(what) + " '" + path + "' does not exist; check the path");
     if (std::filesystem::is_directory(path, ec))
         throw input_error(std::string(what) + " '" + path + "' is a directory; give a file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw io_error("cannot read " + std::string(what) + " '" + path + "'");
-    std::stringstream content;
-    content << in.rdbuf();
-    return content.str();
+    auto content = e2beval::read_file(path);
+    if (!content) throw io_error("cannot read " + std::string(what) + " '" + path + "'");
+    return std::move(*content);
 }
 
 Language language_option(const ParsedArgs& args) {
@@ -79,12 +78,10 @@ std::vector<OptionSpec> with_policy_options(std::vector<OptionSpec> options) {
 Profile profile_option(const ParsedArgs& args) {
     Profile profile;
     if (const auto path = args.value("--profile")) {
-        std::ifstream in(*path);
-        if (!in) throw input_error("profile '" + *path + "' cannot be read; check the path");
-        std::stringstream content;
-        content << in.rdbuf();
+        const auto content = e2beval::read_file(*path);
+        if (!content) throw input_error("profile '" + *path + "' cannot be read; check the path");
         boost::system::error_code ec;
-        const auto value = json::parse(content.str(), ec);
+        const auto value = json::parse(*content, ec);
         if (ec || !value.is_object())
             throw input_error("profile '" + *path + "' is not a JSON object like {\"limits\": {...}, \"isolation\": {...}}");
         for (const auto& [key, section] : value.get_object()) {

@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "e2beval/core/error.hpp"
+#include "core/read_file.hpp"
 
 namespace e2beval::cli {
 
@@ -47,13 +48,6 @@ std::string random_hex(std::size_t bytes) {
         hex += kDigits[byte & 15];
     }
     return hex;
-}
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream content;
-    content << in.rdbuf();
-    return content.str();
 }
 
 std::string trimmed(const std::string& text) {

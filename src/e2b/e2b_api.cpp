@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include "core/base64.hpp"
+#include "core/json_fields.hpp"
 #include "e2b/connect_envelope.hpp"
 
 namespace e2beval::e2b {
@@ -57,11 +58,6 @@ json::object parse_object(const HttpCall& call, const std::string& body) {
     auto value = json::parse(body, ec);
     if (ec || !value.is_object()) throw CallError(CallError::Stage::protocol, call.name + ": the answer is not a JSON object");
     return std::move(value.as_object());
-}
-
-std::string string_field(const json::object& object, std::string_view key) {
-    const auto* value = object.if_contains(key);
-    return value && value->is_string() ? std::string(value->get_string()) : std::string();
 }
 
 json::object string_map(const std::map<std::string, std::string>& map) {

@@ -12,6 +12,7 @@
 #include <boost/json.hpp>
 
 #include "core/base64.hpp"
+#include "core/json_fields.hpp"
 #include "e2b/session_core.hpp"
 #include "e2beval/core/error.hpp"
 
@@ -255,24 +256,19 @@ std::int64_t integer_of(const json::value* value) {
     return 0;
 }
 
-std::string text_of(const json::object& object, std::string_view key) {
-    const auto* value = object.if_contains(key);
-    return value && value->is_string() ? std::string(value->as_string()) : std::string();
-}
-
 // filesystem.EntryInfo (proto3 JSON) as the protocol's EntryInfo.
 json::object entry_info(const json::object& entry) {
-    const auto type = text_of(entry, "type");
-    json::object info{{"name", text_of(entry, "name")},
+    const auto type = string_field(entry, "type");
+    json::object info{{"name", string_field(entry, "name")},
                       {"type", type == "FILE_TYPE_DIRECTORY" ? "dir" : type == "FILE_TYPE_SYMLINK" ? "symlink" : "file"},
-                      {"path", text_of(entry, "path")},
+                      {"path", string_field(entry, "path")},
                       {"size", integer_of(entry.if_contains("size"))},
                       {"mode", integer_of(entry.if_contains("mode"))},
-                      {"permissions", text_of(entry, "permissions")},
-                      {"owner", text_of(entry, "owner")},
-                      {"group", text_of(entry, "group")},
-                      {"modified_time", text_of(entry, "modifiedTime")}};
-    if (const auto target = text_of(entry, "symlinkTarget"); !target.empty()) info["symlink_target"] = target;
+                      {"permissions", string_field(entry, "permissions")},
+                      {"owner", string_field(entry, "owner")},
+                      {"group", string_field(entry, "group")},
+                      {"modified_time", string_field(entry, "modifiedTime")}};
+    if (const auto target = string_field(entry, "symlinkTarget"); !target.empty()) info["symlink_target"] = target;
     return info;
 }
 
@@ -316,7 +312,7 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         const auto bytes = base64_decode(required_string(request, "data"));
         const auto written = co_await api.write_file(remote, path, bytes);
         // The upload answers name and path only; the protocol's EntryInfo is the file's whole description.
-        const auto written_path = text_of(written, "path").empty() ? path : text_of(written, "path");
+        const auto written_path = string_field(written, "path").empty() ? path : string_field(written, "path");
         const auto described = co_await stat(written_path);
         co_return reply({{"entry", entry_of(described)}});
     }
@@ -383,7 +379,7 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         if (const auto* include = request.if_contains("include_entry"); include && include->is_bool() && include->as_bool())
             message["includeEntry"] = true;
         const auto started = co_await api.envd_call(remote, "filesystem.Filesystem/CreateWatcher", std::move(message), false);
-        co_return reply({{"watcher", text_of(started, "watcherId")}});
+        co_return reply({{"watcher", string_field(started, "watcherId")}});
     }
     if (op == "watch_events") {
         auto message = message_of("watcherId", json::value(required_string(request, "watcher")));
@@ -392,8 +388,8 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         if (const auto* items = drained.if_contains("events"); items && items->is_array())
             for (const auto& item : items->as_array()) {
                 if (!item.is_object()) continue;
-                json::object event{{"name", text_of(item.as_object(), "name")},
-                                   {"type", event_type_name(text_of(item.as_object(), "type"))}};
+                json::object event{{"name", string_field(item.as_object(), "name")},
+                                   {"type", event_type_name(string_field(item.as_object(), "type"))}};
                 if (const auto* entry = item.as_object().if_contains("entry"); entry && entry->is_object())
                     event["entry"] = entry_info(entry->as_object());
                 events.push_back(std::move(event));

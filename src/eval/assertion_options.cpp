@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
-#include <cstdio>
 
 #include "e2beval/analysis/json.hpp"
 #include "e2beval/core/json.hpp"
+#include "core/python_literal.hpp"
 
 namespace e2beval {
 
@@ -20,45 +20,6 @@ std::string joined(const std::vector<std::string_view>& names) {
     std::string text;
     for (const auto name : names) text += (text.empty() ? "" : ", ") + std::string(name);
     return text;
-}
-
-// How Python's repr() writes a string, which is how the messages have always shown one ('yes', "it's").
-std::string quoted(std::string_view text) {
-    const char quote = text.find('\'') != std::string_view::npos && text.find('"') == std::string_view::npos ? '"' : '\'';
-    std::string out(1, quote);
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (c == '\\' || c == quote) out += {'\\', c};
-        else if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c == '\t') out += "\\t";
-        else if (byte < 0x20 || byte == 0x7f) {
-            char escaped[5];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-            out += escaped;
-        } else out += c;
-    }
-    return out + quote;
-}
-
-std::string written(const json::value& value) {
-    switch (value.kind()) {
-        case json::kind::null: return "None";
-        case json::kind::bool_: return value.get_bool() ? "True" : "False";
-        case json::kind::string: return quoted(value.get_string());
-        case json::kind::array: {
-            std::string out = "[";
-            for (const auto& item : value.get_array()) out += (out.size() > 1 ? ", " : "") + written(item);
-            return out + "]";
-        }
-        case json::kind::object: {
-            std::string out = "{";
-            for (const auto& [key, item] : value.get_object())
-                out += (out.size() > 1 ? ", " : "") + quoted(key) + ": " + written(item);
-            return out + "}";
-        }
-        default: return to_json_text(value);  // a number: 5, 0.5, 1e-07
-    }
 }
 
 std::string_view kind_of(const json::value& value) {
@@ -150,7 +111,7 @@ CompareMode compare_of(const json::value& value) {
 }  // namespace
 
 std::string shown_config_value(const json::value& value) {
-    return written(value) + " (" + std::string(kind_of(value)) + ")";
+    return python_literal(value) + " (" + std::string(kind_of(value)) + ")";
 }
 
 const std::vector<std::string_view>& assertion_option_keys() {

@@ -1,4 +1,4 @@
-// How a case's result becomes its reason, shared by the Python-harness shapes (runner.cpp) and the shapes that
+// How a case's result becomes its reason, shared by the Python-harness shapes (src/eval/shapes/) and the shapes that
 // run a program of the test's own language (compiled_shapes.cpp), so a case reads the same in both.
 #pragma once
 

@@ -11,6 +11,7 @@
 #include "e2beval/core/language.hpp"
 #include "e2beval/eval/assembly.hpp"
 #include "e2beval/eval/multipl_e.hpp"
+#include "eval/shapes/shape.hpp"
 
 namespace e2beval::compiled_shapes {
 
@@ -127,13 +128,12 @@ void check_spec(const TestSpec& spec, Language language) {
 }
 
 bool runs_natively(const TestSpec& spec, Language language) noexcept {
-    return language != Language::python && (spec.shape == TestShape::stdio || spec.shape == TestShape::asserts);
+    return language != Language::python && shapes::of(spec.shape).runs_natively_in_other_languages();
 }
 
 std::optional<Language> language_of_fence(const TestSpec& spec, Language fence) noexcept {
     if (!compiles(fence) || spec.setup) return std::nullopt;
-    if (spec.shape == TestShape::stdio || spec.shape == TestShape::asserts) return fence;
-    return std::nullopt;
+    return shapes::of(spec.shape).runs_natively_in_other_languages() ? std::optional(fence) : std::nullopt;
 }
 
 void plan(PreparedEvaluation& prepared, std::string_view model_output, const Extraction& extraction,

@@ -1,7 +1,7 @@
 // The test shapes that run a program of the test's own language, with no Python harness around it: stdin/stdout
 // cases (one compile, every case run against its artifact), `tests` appended to the answer (MultiPL-E's shape,
 // assembled by eval/assembly.hpp, passing on exit 0) in every language but Python. (testCode with expectedOutput
-// runs natively in every language already: runner.cpp.) docs/test-shapes.md has the table of shape x language.
+// runs natively in every language already: src/eval/shapes/test_code.cpp.) docs/test-shapes.md has the table of shape x language.
 #pragma once
 
 #include <optional>

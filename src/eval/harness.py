@@ -1,4 +1,4 @@
-# The Runner's test harnesses (src/eval/runner.cpp): appended to the program after the model's code (calls,
+# The Runner's test harnesses (each shape's handler in src/eval/shapes/ builds its program): appended to the program after the model's code (calls,
 # snippets) or instead of it (stdin/stdout), then one of the __e2beval_run_* functions is called with the test's
 # cases. Each reports every case on one marker line of the real stdout, after all the program printed.
 # Compiled into the library as a string at build time; every name starts with __e2beval / __E2beval.

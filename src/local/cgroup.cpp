@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "e2beval/core/error.hpp"
+#include "core/read_file.hpp"
 
 namespace e2beval::local {
 
@@ -43,14 +44,6 @@ std::string read_from_start(int fd) {
         if (got <= 0) return text;
         text.append(chunk, static_cast<std::size_t>(got));
     }
-}
-
-std::string read_text(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return {};
-    auto text = read_from_start(fd);
-    ::close(fd);
-    return text;
 }
 
 bool write_text(const std::string& path, const std::string& text) {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/base64.hpp"
+#include "core/read_file.hpp"
 #include "e2beval/core/error.hpp"
 #include "e2beval/local/templates.hpp"
 
@@ -157,11 +158,9 @@ std::string compile_cache_key(const std::vector<std::string>& parts) {
 std::optional<CachedCompile> compile_cache_lookup(const std::string& key) {
     if (compile_cache_bound_bytes() == 0) return std::nullopt;
     const auto path = compile_cache_directory() / (key + std::string(kSuffix));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::stringstream content;
-    content << in.rdbuf();
-    auto entry = entry_from(content.str());
+    const auto content = read_file(path);
+    if (!content) return std::nullopt;
+    auto entry = entry_from(*content);
     if (entry) ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: evicted last
     return entry;
 }

@@ -2,8 +2,6 @@
 // at /bin/bash) and the command line, mounts, environment and rlimits each language's program gets.
 #include "local/interpreters.hpp"
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,11 +14,10 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/host_command.hpp"
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/language.hpp"
-#include "local/fd.hpp"
 
-extern char** environ;
 
 namespace e2beval::local {
 
@@ -52,33 +49,23 @@ bool is_under(const std::string& path, const std::string& directory) {
 }
 
 std::string run_host_command(const std::vector<std::string>& command, const std::string& fix) {
-    Pipe output = make_pipe();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, output.write_end.get(), 1);
-    std::vector<char*> argv;
-    for (const auto& argument : command) argv.push_back(const_cast<char*>(argument.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    const int spawn_error = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    output.write_end.reset();
-    if (spawn_error != 0)
-        throw sandbox_error(describe_syscall_failure("posix_spawnp(" + command[0] + ")", spawn_error) + "; " + fix);
-    std::string text;
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::read(output.read_end.get(), buffer, sizeof buffer)) != 0) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        text.append(buffer, static_cast<std::size_t>(n));
+    HostCommandResult result;
+    try {
+        result = run_on_host(command);
+    } catch (const io_error& failure) {
+        throw sandbox_error(std::string(failure.what()) + "; " + fix);
     }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    if (result.exit_status != 0) {
+        // The command's own last words say why (a missing module, a compile error in Go's standard library).
+        std::string_view said = result.errors;
+        while (!said.empty() && (said.back() == '\n' || said.back() == '\r' || said.back() == ' ')) said.remove_suffix(1);
+        const auto line_start = said.find_last_of('\n');
+        const auto last_line = std::string(said.substr(line_start == std::string_view::npos ? 0 : line_start + 1));
+        throw sandbox_error("`" + command[0] + "` did not run (" +
+                            (result.exit_status < 0 ? std::string("killed by a signal") : "exit status " + std::to_string(result.exit_status)) +
+                            (last_line.empty() ? std::string() : ": " + last_line) + "); " + fix);
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw sandbox_error("`" + command[0] + "` did not run (status " + std::to_string(status) + "); " + fix);
-    return text;
+    return std::move(result.output);
 }
 
 std::string configured_node(const std::string& configured) {

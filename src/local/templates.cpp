@@ -18,6 +18,8 @@
 #include <random>
 #include <sstream>
 
+#include "core/json_fields.hpp"
+#include "core/read_file.hpp"
 #include "e2beval/core/error.hpp"
 #include "local/fd.hpp"
 #include "local/template_builder.hpp"
@@ -36,18 +38,6 @@ constexpr const char* kInUse = ".in-use";  // see template_builder.py: sandboxes
 
 fs::path cache_directory() { return e2beval_cache_directory(); }
 
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream content;
-    content << in.rdbuf();
-    return content.str();
-}
-
-std::string manifest_string(const json::object& object, std::string_view key) {
-    const auto* value = object.if_contains(key);
-    return value && value->is_string() ? std::string(value->as_string()) : std::string();
-}
-
 TemplateManifest read_manifest(const fs::path& directory) {
     const auto path = directory / "manifest.json";
     json::value parsed;
@@ -60,14 +50,14 @@ TemplateManifest read_manifest(const fs::path& directory) {
     if (!parsed.is_object()) throw io_error("the template manifest " + path.string() + " is not a JSON object; rebuild the template");
     const auto& object = parsed.as_object();
     TemplateManifest manifest;
-    manifest.name = manifest_string(object, "name");
+    manifest.name = string_field(object, "name");
     manifest.directory = directory;
-    manifest.python_version = manifest_string(object, "python_version");
-    manifest.base_python = manifest_string(object, "base_python");
-    manifest.requirements_hash = manifest_string(object, "requirements_hash");
-    manifest.requirements = manifest_string(object, "requirements");
-    manifest.build_id = manifest_string(object, "build_id");
-    manifest.built_at = manifest_string(object, "built_at");
+    manifest.python_version = string_field(object, "python_version");
+    manifest.base_python = string_field(object, "base_python");
+    manifest.requirements_hash = string_field(object, "requirements_hash");
+    manifest.requirements = string_field(object, "requirements");
+    manifest.build_id = string_field(object, "build_id");
+    manifest.built_at = string_field(object, "built_at");
     if (const auto* packages = object.if_contains("packages"); packages && packages->is_object())
         for (const auto& [name, version] : packages->as_object())
             if (version.is_string()) manifest.packages[std::string(name)] = std::string(version.as_string());

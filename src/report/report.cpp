@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "e2beval/core/error.hpp"
+#include "core/read_file.hpp"
 #include "e2beval/core/json.hpp"
 #include "e2beval/eval/humaneval.hpp"
 #include "e2beval/core/text.hpp"
@@ -29,11 +30,9 @@ constexpr std::size_t kMaxLogBytes = 16 * 1024;
 constexpr std::size_t kMaxCodeBytes = 64 * 1024;
 
 std::string read_whole_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw io_error("cannot read " + path.string() + "; check its permissions");
-    std::stringstream content;
-    content << in.rdbuf();
-    return content.str();
+    auto text = read_file(path);
+    if (!text) throw io_error("cannot read " + path.string() + "; check its permissions");
+    return std::move(*text);
 }
 
 const json::object* object_at(const json::object& object, std::string_view key) {
@@ -355,11 +354,8 @@ MetricsCollection load_metrics(const std::filesystem::path& directory) {
         if (entry.path().extension() == ".json" && entry.path().filename().string()[0] != '.') files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
-        std::ifstream in(file, std::ios::binary);
-        std::stringstream content;
-        content << in.rdbuf();
         boost::system::error_code parse_error;
-        const auto value = parse_json(content.str(), LoneSurrogates::as_escape_text, parse_error);
+        const auto value = parse_json(read_text(file), LoneSurrogates::as_escape_text, parse_error);
         if (parse_error || !value.is_object()) {
             collection.skipped.push_back(file.filename().string() + ": not a JSON object");
             continue;

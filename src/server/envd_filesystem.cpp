@@ -31,16 +31,16 @@ json::object entry_of_reply(const json::object& reply) {
 // way envd reported links before its is_symlink field (the SDK reads both); a symlink to a directory comes
 // from the session as "dir" with its target and stays a directory, so a client can list into it.
 json::object envd_entry_info(const json::object& entry) {
-    const auto type = string_of(entry, "type");
-    json::object info{{"name", string_of(entry, "name")},
+    const auto type = string_field(entry, "type");
+    json::object info{{"name", string_field(entry, "name")},
                       {"type", type == "dir" ? "FILE_TYPE_DIRECTORY" : type == "symlink" ? "FILE_TYPE_SYMLINK" : "FILE_TYPE_FILE"},
-                      {"path", string_of(entry, "path")},
-                      {"permissions", string_of(entry, "permissions")},
-                      {"owner", string_of(entry, "owner")},
-                      {"group", string_of(entry, "group")}};
+                      {"path", string_field(entry, "path")},
+                      {"permissions", string_field(entry, "permissions")},
+                      {"owner", string_field(entry, "owner")},
+                      {"group", string_field(entry, "group")}};
     if (const auto* size = entry.if_contains("size"); size && size->is_int64()) info["size"] = std::to_string(size->as_int64());
     if (const auto* mode = entry.if_contains("mode"); mode && mode->is_int64()) info["mode"] = mode->as_int64();
-    if (const auto modified = string_of(entry, "modified_time"); !modified.empty()) info["modifiedTime"] = modified;
+    if (const auto modified = string_field(entry, "modified_time"); !modified.empty()) info["modifiedTime"] = modified;
     if (const auto* target = entry.if_contains("symlink_target"); target && target->is_string()) info["symlinkTarget"] = *target;
     return info;
 }
@@ -48,7 +48,7 @@ json::object envd_entry_info(const json::object& entry) {
 std::variant<json::object, Response> connect_session_call(const std::shared_ptr<ServedSandbox>& sandbox, json::object request) {
     try {
         auto final_event = sandbox->call(nullptr, std::move(request), {});
-        if (string_of(final_event, "type") == "failure")
+        if (string_field(final_event, "type") == "failure")
             return connect_error(connect_code_of_failure(final_event), failure_message(final_event));
         return final_event;
     } catch (...) {
@@ -59,7 +59,7 @@ std::variant<json::object, Response> connect_session_call(const std::shared_ptr<
         const char* code = failure.status == http::status::bad_gateway ? "unavailable"
                            : failure.status == http::status::bad_request ? "invalid_argument"
                                                                           : "internal";
-        return connect_error(code, string_of(body, "message"));
+        return connect_error(code, string_field(body, "message"));
     }
 }
 
@@ -74,7 +74,7 @@ Response answer(std::variant<json::object, Response> reply, json::object (*to_me
 }
 
 Response stat(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    return answer(connect_session_call(sandbox, {{"op", "files_info"}, {"path", string_of(message, "path")}}),
+    return answer(connect_session_call(sandbox, {{"op", "files_info"}, {"path", string_field(message, "path")}}),
                   [](const json::object& reply) { return json::object{{"entry", entry_of_reply(reply)}}; });
 }
 
@@ -86,7 +86,7 @@ Response list_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
         else if (field->is_uint64()) depth = static_cast<std::int64_t>(std::min<std::uint64_t>(field->as_uint64(), 1'000'000));
         else if (!field->is_null()) return connect_error("invalid_argument", "ListDirRequest.depth must be a whole number");
     }
-    json::object request{{"op", "files_list"}, {"path", string_of(message, "path")}, {"depth", std::max<std::int64_t>(depth, 1)}};
+    json::object request{{"op", "files_list"}, {"path", string_field(message, "path")}, {"depth", std::max<std::int64_t>(depth, 1)}};
     return answer(connect_session_call(sandbox, std::move(request)), [](const json::object& reply) {
         json::array entries;
         if (const auto* listed = reply.if_contains("entries"); listed && listed->is_array())
@@ -97,7 +97,7 @@ Response list_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
 }
 
 Response make_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    const auto path = string_of(message, "path");
+    const auto path = string_field(message, "path");
     auto made = connect_session_call(sandbox, {{"op", "files_make_dir"}, {"path", path}});
     if (auto* failure = std::get_if<Response>(&made)) return std::move(*failure);
     const auto* created = std::get<json::object>(made).if_contains("created");
@@ -108,13 +108,13 @@ Response make_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
 }
 
 Response move(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    json::object request{{"op", "files_rename"}, {"old_path", string_of(message, "source")}, {"new_path", string_of(message, "destination")}};
+    json::object request{{"op", "files_rename"}, {"old_path", string_field(message, "source")}, {"new_path", string_field(message, "destination")}};
     return answer(connect_session_call(sandbox, std::move(request)),
                   [](const json::object& reply) { return json::object{{"entry", entry_of_reply(reply)}}; });
 }
 
 Response remove(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    return answer(connect_session_call(sandbox, {{"op", "files_remove"}, {"path", string_of(message, "path")}}),
+    return answer(connect_session_call(sandbox, {{"op", "files_remove"}, {"path", string_field(message, "path")}}),
                   [](const json::object&) { return json::object{}; });
 }
 

@@ -27,7 +27,7 @@ std::variant<json::object, std::string> run_command_request(const json::object& 
     const auto* process_field = start.if_contains("process");
     if (!process_field || !process_field->is_object()) return std::string("StartRequest.process is required");
     const auto& process = process_field->as_object();
-    const auto cmd = string_of(process, "cmd");
+    const auto cmd = string_field(process, "cmd");
     if (cmd.empty()) return std::string("process.cmd is required");
     json::array args;
     if (const auto* given = process.if_contains("args"); given && given->is_array())
@@ -42,7 +42,7 @@ std::variant<json::object, std::string> run_command_request(const json::object& 
             if (!value.is_string()) return std::string("process.envs values must be strings");
         request["envs"] = envs->as_object();
     }
-    if (const auto cwd = string_of(process, "cwd"); !cwd.empty()) request["cwd"] = cwd;
+    if (const auto cwd = string_field(process, "cwd"); !cwd.empty()) request["cwd"] = cwd;
     const auto* stdin_field = start.if_contains("stdin");
     request["stdin"] = stdin_field && stdin_field->is_bool() && stdin_field->as_bool();
     // Connect-Timeout-Ms is the SDK's command timeout; without it the command has none (E2B's timeout=0).
@@ -73,7 +73,7 @@ std::string end_envelopes(const json::object& event) {
     if (timed_out && timed_out->is_bool() && timed_out->as_bool())
         return connect_end_of_stream(std::make_pair(std::string("deadline_exceeded"), std::string("the command ran past its timeout and was killed")));
     const auto* exit_code = event.if_contains("exit_code");
-    const auto error = string_of(event, "error");
+    const auto error = string_field(event, "error");
     json::object end{{"exitCode", exit_code && exit_code->is_int64() ? exit_code->as_int64() : -1},
                      {"exited", !error.starts_with("signal:")},
                      {"status", error.empty() ? std::string("exit status 0") : error}};
@@ -127,21 +127,21 @@ boost::asio::awaitable<void> stream_process(ServerContext& context, Exchange& ex
                 break;
             }
             const auto body = json::parse(failure.body).as_object();
-            if (co_await exchange.write_chunk(connect_end_of_stream(std::make_pair(std::string("internal"), string_of(body, "message")))))
+            if (co_await exchange.write_chunk(connect_end_of_stream(std::make_pair(std::string("internal"), string_field(body, "message")))))
                 co_await exchange.finish_stream();
             break;
         }
         const auto event = json::parse(std::get<std::string>(next)).as_object();
-        const auto type = string_of(event, "type");
+        const auto type = string_field(event, "type");
         std::optional<std::string> chunk;
         if (type == "start") {
             chunk = start_envelope(event);
         } else if (type == "stdout" || type == "stderr") {
-            chunk = data_envelope(type, string_of(event, "text"));
+            chunk = data_envelope(type, string_field(event, "text"));
         } else if (type == "end") {
             chunk = end_envelopes(event);
         } else if (type == "failure") {
-            chunk = connect_end_of_stream(std::make_pair(connect_code_of_failure(event), string_of(event, "message")));
+            chunk = connect_end_of_stream(std::make_pair(connect_code_of_failure(event), string_field(event, "message")));
         }
         if (!chunk) continue;
         if (!co_await exchange.write_chunk(*chunk)) break;
@@ -178,7 +178,7 @@ std::string stream_error(std::string code, std::string message) {
 // The end of a stream for a unary-style error answer (Connect's {"code", "message"} body).
 std::string stream_error_of(const Response& refused) {
     const auto body = json::parse(refused.body).as_object();
-    return stream_error(string_of(body, "code"), string_of(body, "message"));
+    return stream_error(string_field(body, "code"), string_field(body, "message"));
 }
 
 }  // namespace

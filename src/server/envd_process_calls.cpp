@@ -20,7 +20,7 @@ namespace {
 std::variant<json::object, Response> session_call(const std::shared_ptr<ServedSandbox>& sandbox, json::object request) {
     try {
         auto final_event = sandbox->call(nullptr, std::move(request), {});
-        if (string_of(final_event, "type") == "failure")
+        if (string_field(final_event, "type") == "failure")
             return connect_error(connect_code_of_failure(final_event), failure_message(final_event));
         return final_event;
     } catch (...) {
@@ -28,7 +28,7 @@ std::variant<json::object, Response> session_call(const std::shared_ptr<ServedSa
         // and raises SandboxNotRunningException.
         const auto failure = call_exception_response(std::current_exception(), sandbox->session->id());
         const auto body = json::parse(failure.body).as_object();
-        return connect_error(failure.status == http::status::bad_gateway ? "unavailable" : "internal", string_of(body, "message"));
+        return connect_error(failure.status == http::status::bad_gateway ? "unavailable" : "internal", string_field(body, "message"));
     }
 }
 
@@ -83,15 +83,15 @@ Response list(const std::shared_ptr<ServedSandbox>& sandbox, const json::object&
         const auto& command = entry.as_object();
         // envd lists the processes that run: one that ended is gone from it (ours waits to be collected).
         if (const auto* running = command.if_contains("running"); !running || !running->is_bool() || !running->as_bool()) continue;
-        json::object config{{"cmd", string_of(command, "cmd")}};
+        json::object config{{"cmd", string_field(command, "cmd")}};
         const auto* args = command.if_contains("args");
         // A bash line (no args: the session's own callers) is what `/bin/bash -c` ran.
-        config["args"] = args && args->is_array() ? *args : json::value(json::array{"-c", string_of(command, "cmd")});
+        config["args"] = args && args->is_array() ? *args : json::value(json::array{"-c", string_field(command, "cmd")});
         if (!(args && args->is_array())) config["cmd"] = "/bin/bash";
         if (const auto* envs = command.if_contains("envs"); envs && envs->is_object()) config["envs"] = *envs;
-        if (const auto cwd = string_of(command, "cwd"); !cwd.empty()) config["cwd"] = cwd;
+        if (const auto cwd = string_field(command, "cwd"); !cwd.empty()) config["cwd"] = cwd;
         json::object info{{"config", std::move(config)}, {"pid", command.at("pid")}};
-        if (const auto tag = string_of(command, "tag"); !tag.empty()) info["tag"] = tag;
+        if (const auto tag = string_field(command, "tag"); !tag.empty()) info["tag"] = tag;
         processes.push_back(std::move(info));
     }
     return json_response(http::status::ok, json::object{{"processes", std::move(processes)}});
@@ -101,8 +101,8 @@ Response send_input(const std::shared_ptr<ServedSandbox>& sandbox, const json::o
     const auto* input = message.if_contains("input");
     if (!input || !input->is_object()) return connect_error("invalid_argument", "input (a ProcessInput: stdin or pty bytes) is required");
     // e2beval runs no process with a terminal: pty input goes to the process's stdin, as typed keys would.
-    std::string encoded = string_of(input->as_object(), "stdin");
-    if (encoded.empty()) encoded = string_of(input->as_object(), "pty");
+    std::string encoded = string_field(input->as_object(), "stdin");
+    if (encoded.empty()) encoded = string_field(input->as_object(), "pty");
     auto reply = on_process(sandbox, message, "command_send_stdin", json::object{{"data_base64", encoded}});
     if (auto* failure = std::get_if<Response>(&reply)) return std::move(*failure);
     return empty_ok();

@@ -33,14 +33,14 @@ bool bool_of(const json::object& object, std::string_view key) {
 
 // A session event {"name", "type": "create"|..., "entry"?} as filesystem.FilesystemEvent in proto3 JSON.
 json::object filesystem_event(const json::object& event) {
-    const auto type = string_of(event, "type");
+    const auto type = string_field(event, "type");
     const char* name = type == "create"   ? "EVENT_TYPE_CREATE"
                        : type == "write"  ? "EVENT_TYPE_WRITE"
                        : type == "remove" ? "EVENT_TYPE_REMOVE"
                        : type == "rename" ? "EVENT_TYPE_RENAME"
                        : type == "chmod"  ? "EVENT_TYPE_CHMOD"
                                           : "EVENT_TYPE_UNSPECIFIED";
-    json::object message{{"name", string_of(event, "name")}, {"type", name}};
+    json::object message{{"name", string_field(event, "name")}, {"type", name}};
     if (const auto* entry = event.if_contains("entry"); entry && entry->is_object()) message["entry"] = envd_entry_info(entry->as_object());
     return message;
 }
@@ -57,18 +57,18 @@ json::array filesystem_events(const json::object& reply) {
 // allow_network_mounts are gated above the envd version reported (0.6.3, 0.6.4): the official SDKs never send
 // them true, but includeEntry is served for clients that send it (e2beval's own E2B backend).
 json::object watch_start_request(const json::object& message) {
-    return {{"op", "watch_start"}, {"path", string_of(message, "path")}, {"recursive", bool_of(message, "recursive")},
+    return {{"op", "watch_start"}, {"path", string_field(message, "path")}, {"recursive", bool_of(message, "recursive")},
             {"include_entry", bool_of(message, "includeEntry")}};
 }
 
 json::object watcher_request(std::string_view op, const json::object& message) {
-    return {{"op", op}, {"watcher", string_of(message, "watcherId")}};
+    return {{"op", op}, {"watcher", string_field(message, "watcherId")}};
 }
 
 Response create_watcher(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
     auto started = connect_session_call(sandbox, watch_start_request(message));
     if (auto* failure = std::get_if<Response>(&started)) return std::move(*failure);
-    return json_response(http::status::ok, json::object{{"watcherId", string_of(std::get<json::object>(started), "watcher")}});
+    return json_response(http::status::ok, json::object{{"watcherId", string_field(std::get<json::object>(started), "watcher")}});
 }
 
 Response get_watcher_events(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
@@ -105,10 +105,10 @@ void poll_watcher(const std::shared_ptr<EventPipe>& pipe, const std::shared_ptr<
     auto started = connect_session_call(sandbox, watch_start_request(message));
     if (auto* failure = std::get_if<Response>(&started)) {
         const auto body = json::parse(failure->body).as_object();
-        pipe->push(pipe_failure(string_of(body, "code"), string_of(body, "message")));
+        pipe->push(pipe_failure(string_field(body, "code"), string_field(body, "message")));
         return pipe->end();
     }
-    const auto watcher = string_of(std::get<json::object>(started), "watcher");
+    const auto watcher = string_field(std::get<json::object>(started), "watcher");
     pipe->push(pipe_message("start"));
     std::optional<std::string> last;  // the stream's end, once known
     while (!last) {
@@ -119,7 +119,7 @@ void poll_watcher(const std::shared_ptr<EventPipe>& pipe, const std::shared_ptr<
         auto drained = connect_session_call(sandbox, {{"op", "watch_events"}, {"watcher", watcher}});
         if (auto* failure = std::get_if<Response>(&drained)) {
             const auto body = json::parse(failure->body).as_object();
-            last = pipe_failure(string_of(body, "code"), string_of(body, "message"));
+            last = pipe_failure(string_field(body, "code"), string_field(body, "message"));
             break;
         }
         const auto& reply = std::get<json::object>(drained);
@@ -144,14 +144,14 @@ std::string watch_keepalive_envelope() { return connect_envelope({{"keepalive", 
 // The bytes of one message of the polling thread, and whether they end the stream.
 std::pair<std::string, bool> stream_bytes(const std::string& piped) {
     const auto message = json::parse(piped).as_object();
-    const auto type = string_of(message, "type");
+    const auto type = string_field(message, "type");
     if (type == "start") return {connect_envelope({{"start", json::object{}}}), false};
     if (type == "events") {
         std::string bytes;
         for (const auto& event : message.at("events").as_array()) bytes += connect_envelope({{"filesystem", event}});
         return {bytes, false};
     }
-    if (type == "failure") return {connect_end_of_stream(std::make_pair(string_of(message, "code"), string_of(message, "message"))), true};
+    if (type == "failure") return {connect_end_of_stream(std::make_pair(string_field(message, "code"), string_field(message, "message"))), true};
     return {connect_end_of_stream(), true};  // "end": the watched directory is gone; a clean end, as envd's
 }
 
@@ -216,7 +216,7 @@ boost::asio::awaitable<void> serve_watch_dir(ServerContext& context, Exchange& e
                 const auto failure = call_exception_response(pipe->failure(), sandbox->session->id());
                 const auto body = json::parse(failure.body).as_object();
                 chunk = connect_end_of_stream(std::make_pair(
-                    std::string(failure.status == http::status::bad_gateway ? "unavailable" : "internal"), string_of(body, "message")));
+                    std::string(failure.status == http::status::bad_gateway ? "unavailable" : "internal"), string_field(body, "message")));
             } else {
                 chunk = connect_end_of_stream();
             }

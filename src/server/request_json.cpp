@@ -34,11 +34,6 @@ std::variant<std::map<std::string, std::string>, std::string> string_map_field(c
     return map;
 }
 
-std::string string_of(const json::object& object, std::string_view key) {
-    if (const auto* value = object.if_contains(key); value && value->is_string()) return std::string(value->as_string());
-    return {};
-}
-
 std::string rfc3339(std::chrono::system_clock::time_point time) {
     const auto seconds = std::chrono::time_point_cast<std::chrono::seconds>(time);
     const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(time - seconds).count();

@@ -10,6 +10,8 @@
 
 #include <boost/json/object.hpp>
 
+#include "core/json_fields.hpp"  // string_field, which the request handlers read fields with
+
 namespace e2beval::server {
 
 // The body as a JSON object; an empty body is an empty object. Else a message for a 400.
@@ -18,9 +20,6 @@ std::variant<boost::json::object, std::string> parse_body_object(std::string_vie
 // A map of strings (metadata, envVars); a message naming `what` when it is not one.
 std::variant<std::map<std::string, std::string>, std::string> string_map_field(const boost::json::object& object,
                                                                                std::string_view key, std::string_view what);
-
-// The string at `key`; empty when there is none or it is not a string.
-std::string string_of(const boost::json::object& object, std::string_view key);
 
 // RFC 3339 in UTC with milliseconds, as E2B's API writes times.
 std::string rfc3339(std::chrono::system_clock::time_point time);

@@ -1,6 +1,7 @@
 // Session failures as HTTP statuses.
 #include "server/session_failures.hpp"
 
+#include "core/json_fields.hpp"
 #include "e2beval/core/error.hpp"
 #include "server/sandbox_store.hpp"
 
@@ -8,25 +9,18 @@ namespace e2beval::server {
 
 namespace json = boost::json;
 
-namespace {
-std::string field(const json::object& event, std::string_view key) {
-    if (const auto* value = event.if_contains(key); value && value->is_string()) return std::string(value->as_string());
-    return {};
-}
-}  // namespace
-
 http::status failure_status(const json::object& failure) {
-    const auto kind = field(failure, "kind");
+    const auto kind = string_field(failure, "kind");
     if (kind == "not_found") return http::status::not_found;
     if (kind == "invalid" || kind == "unsupported") return http::status::bad_request;
     if (kind == "timeout") return http::status::bad_gateway;
     return http::status::internal_server_error;
 }
 
-std::string failure_message(const json::object& failure) { return field(failure, "message"); }
+std::string failure_message(const json::object& failure) { return string_field(failure, "message"); }
 
 std::string connect_code_of_failure(const json::object& failure) {
-    const auto kind = field(failure, "kind");
+    const auto kind = string_field(failure, "kind");
     if (kind == "not_found") return "not_found";
     if (kind == "invalid" || kind == "unsupported") return "invalid_argument";
     if (kind == "timeout") return "unavailable";
@@ -49,7 +43,7 @@ Response call_exception_response(std::exception_ptr failure, const std::string& 
 UnaryAnswer unary_call(const std::shared_ptr<ServedSandbox>& sandbox, json::object request) {
     try {
         auto final_event = sandbox->call(nullptr, std::move(request), {});
-        if (field(final_event, "type") == "failure") return error_response(failure_status(final_event), failure_message(final_event));
+        if (string_field(final_event, "type") == "failure") return error_response(failure_status(final_event), failure_message(final_event));
         return final_event;
     } catch (...) {
         return call_exception_response(std::current_exception(), sandbox->session->id());

@@ -5,7 +5,8 @@
 #include <filesystem>
 
 #include "e2beval/core/error.hpp"
-#include "swe/host_command.hpp"
+#include "core/host_command.hpp"
+#include "swe/temporary_directory.hpp"
 
 namespace fs = std::filesystem;
 

@@ -7,6 +7,8 @@
 
 #include <boost/json/object.hpp>
 
+#include "core/json_fields.hpp"  // a row's string field: e2beval::string_field
+
 namespace e2beval::server::sandbox_fusion {
 
 // The ASCII characters Python's str.strip() and the regex class \s take as whitespace.
@@ -16,12 +18,6 @@ inline std::string_view strip(std::string_view text) {
     while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
     while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
     return text;
-}
-
-// The string at `key`; "" when there is none or it is not a string.
-inline std::string string_field(const boost::json::object& object, std::string_view key) {
-    const auto* found = object.if_contains(key);
-    return found && found->is_string() ? std::string(found->get_string()) : std::string();
 }
 
 }  // namespace e2beval::server::sandbox_fusion
