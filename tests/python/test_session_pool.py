@@ -43,19 +43,23 @@ def _older_than(pid: int, age_s: float) -> bool:
 
 def _pooled_sandbox_created_at(age_s: float = 0.0, **options) -> tuple[Sandbox, int]:
     """A sandbox that comes from the pool: one that was started (and ready) at least age_s before create() was
-    called, and the time just before that call (milliseconds, support.clock). The pool may hold ready sandboxes of other kinds (earlier tests'
-    templates, CPU caps; ready_sandbox_pids() lists them all), so a create() that got a new sandbox is tried
-    again once the pool has refilled; a pool that never serves this kind fails the test."""
-    Sandbox.create(**options).kill()  # the first of a kind asks the pool to keep one of it ready
+    called, and the time just before that call (milliseconds, support.clock). The pool may hold ready sandboxes
+    of other kinds (earlier tests' templates, CPU caps; ready_sandbox_pids() lists them all); a create() of this
+    kind makes the pool start one of it, so the one to take is a ready sandbox that appeared after such a create.
+    A create() that got a new sandbox anyway is tried again once the pool has started the next one."""
+    known = set(ready_sandbox_pids())
+    Sandbox.create(**options).kill()  # a create of a kind asks the pool to keep one of it ready
 
     def pooled():
-        ready = _wait_for_ready_pool()
-        until(lambda: all(_older_than(pid, age_s) for pid in ready), f"the ready sandboxes' age of {age_s} s")
+        fresh = until(lambda: set(ready_sandbox_pids()) - known, "the pool starting a ready sandbox of this kind",
+                      timeout=WAIT_S)
+        until(lambda: all(_older_than(pid, age_s) for pid in fresh), f"the ready sandbox's age of {age_s} s")
+        known.update(ready_sandbox_pids())
         before = before_ms()
         sandbox = Sandbox.create(**options)
-        if _host_pid(sandbox) in ready:
+        if _host_pid(sandbox) in fresh:
             return sandbox, before
-        sandbox.kill()  # a new sandbox: the pool's were of other kinds; again once it has refilled
+        sandbox.kill()  # a new sandbox: the fresh one was of another kind; again once the pool starts the next
         return None
     return until(pooled, "create() handing out a sandbox the pool kept ready", timeout=WAIT_S)
 
