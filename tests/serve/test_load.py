@@ -36,9 +36,10 @@ def _sandbox_cgroups(pid):
             base = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
             if not base.is_dir():
                 continue
-            for directory in base.rglob(f"e2beval-{pid}-*"):
-                if directory.is_dir():
-                    found.add(os.path.realpath(directory))  # cpu and cpuacct may be one hierarchy under two names
+            # os.walk, not rglob: a sandbox's cgroup removed while the walk is in it is skipped, not an error.
+            for directory, names, _ in os.walk(base):
+                found.update(os.path.realpath(os.path.join(directory, name))  # cpu and cpuacct may be one
+                             for name in names if name.startswith(f"e2beval-{pid}-"))  # hierarchy under two names
     return found
 
 
@@ -51,9 +52,11 @@ def _children(pid):
 
 
 def _ready_sandbox_up(pid):
-    """The server's one ready sandbox (--ready-sandboxes' default) is up: its init and, below it, its agent."""
+    """The server's one ready sandbox (--ready-sandboxes' default) is up: its init, its agent, and the Python kernel
+    the agent starts before the first cell (a launcher and, below it, the kernel)."""
     inits = _children(pid)
-    return len(inits) == 1 and bool(_children(inits[0]))
+    agents = _children(inits[0]) if len(inits) == 1 else []
+    return len(agents) == 1 and any(_children(launcher) for launcher in _children(agents[0]))
 
 
 def _at_rest(pid):
