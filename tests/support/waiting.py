@@ -25,7 +25,7 @@ class WaitTimeout(AssertionError):
 
 def _failure(what: str, timeout: float, detail: Optional[Callable[[], object]]) -> WaitTimeout:
     at_the_end = "" if detail is None else f"; at the end: {detail()}"
-    return WaitTimeout(f"{what} did not happen within {timeout:g} s{at_the_end}")
+    return WaitTimeout(f"{timeout:g} s passed waiting for {what}{at_the_end}")
 
 
 def until(condition: Callable[[], T], what: str, timeout: float = PATIENCE_S, poll: float = POLL_S,
@@ -77,7 +77,7 @@ class Background:
         on in its daemon thread), rather than hang the suite on a call the product let hang."""
         self._thread.join(timeout)
         if self._thread.is_alive():
-            raise WaitTimeout(f"{self.what} did not return within {timeout:g} s")
+            raise WaitTimeout(f"{timeout:g} s passed waiting for {self.what} to return")
         if "error" in self._outcome:
             raise self._outcome["error"]
         return self._outcome["value"]
