@@ -28,32 +28,36 @@ def _failure(what: str, timeout: float, detail: Optional[Callable[[], object]]) 
     return WaitTimeout(f"{timeout:g} s passed waiting for {what}{at_the_end}")
 
 
+def _check(condition: Callable[[], T], deadline: float, what: str, timeout: float,
+           detail: Optional[Callable[[], object]]) -> Optional[T]:
+    """The condition's value when it is true; None when it is false and the bound has not passed; past the bound,
+    WaitTimeout."""
+    value = condition()
+    if value:
+        return value
+    if time.monotonic() >= deadline:
+        raise _failure(what, timeout, detail)
+    return None
+
+
 def until(condition: Callable[[], T], what: str, timeout: float = PATIENCE_S, poll: float = POLL_S,
           detail: Optional[Callable[[], object]] = None) -> T:
     """Calls `condition` until it returns something true, and returns that; fails with WaitTimeout naming `what`
     (what the test waits for, e.g. "the agent's exit") when `timeout` seconds pass first, with what `detail()`
     gives then (the state that kept the condition false)."""
     deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise _failure(what, timeout, detail)
+    while not (value := _check(condition, deadline, what, timeout, detail)):
         time.sleep(poll)
+    return value
 
 
 async def until_async(condition: Callable[[], T], what: str, timeout: float = PATIENCE_S,
                       poll: float = POLL_S, detail: Optional[Callable[[], object]] = None) -> T:
     """until() for a coroutine: the event loop runs between the checks (a condition fed by a task on it)."""
     deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise _failure(what, timeout, detail)
+    while not (value := _check(condition, deadline, what, timeout, detail)):
         await asyncio.sleep(poll)
+    return value
 
 
 class Background:
