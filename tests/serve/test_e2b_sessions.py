@@ -4,7 +4,6 @@ module's E2B-compatible API — cells with state, errors and timeouts, a JavaScr
 streaming callbacks, background commands, stdin, files, the sandbox's lifetime — and the server's own list API
 shows that nothing is left behind."""
 import json
-import os
 import threading
 import urllib.request
 
@@ -16,6 +15,7 @@ from e2beval.sandbox import (CommandExitException, FileType, InvalidArgumentExce
 
 from serve_process import ServeProcess
 from support.clock import after_ms, before_ms, ms
+from support.environment import environment
 from support.waiting import Background, until
 from fault_proxy import FaultProxy
 from tls_test_ca import make_test_certificates
@@ -26,27 +26,21 @@ def server(request, tmp_path_factory):
     """serve, reached directly over plain HTTP, or over TLS through a proxy whose certificate a CA made here
     signs (the backend trusts it through E2BEVAL_E2B_CA_FILE): every session call runs both ways."""
     served = ServeProcess("--max-sandboxes", "8", "--creation-rate", "100")
-    environment = {**served.env, "E2BEVAL_E2B_CREATION_RATE": "100"}
+    variables = {**served.env, "E2BEVAL_E2B_CREATION_RATE": "100"}
     proxy = None
     if request.param == "tls":
         certificates = make_test_certificates(tmp_path_factory.mktemp("e2b-sessions-tls"))
         upstream = int(served.env["E2B_API_URL"].rsplit(":", 1)[1])
         proxy = FaultProxy(upstream, str(certificates / "proxy.pem"), str(certificates / "proxy.key")).start()
         url = f"https://127.0.0.1:{proxy.port}"
-        environment.update({"E2B_API_URL": url, "E2B_SANDBOX_URL": url, "E2BEVAL_E2B_CA_FILE": str(certificates / "ca.pem")})
-    saved = {name: os.environ.get(name) for name in environment}
-    os.environ.update(environment)
-    yield served
+        variables.update({"E2B_API_URL": url, "E2B_SANDBOX_URL": url, "E2BEVAL_E2B_CA_FILE": str(certificates / "ca.pem")})
+    with environment(variables):
+        yield served
     try:
         assert remote_sandboxes(served) == [], "a session left a sandbox on the server"
         if proxy is not None:
             assert "POST /execute" in proxy.seen  # the cells went through TLS
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         if proxy is not None:
             proxy.stop()
         assert served.stop() == 0
