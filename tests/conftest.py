@@ -1,5 +1,15 @@
 """Shared by every test directory (tests/python, tests/integration, tests/security, tests/serve, tests/templates)."""
+import sys
+from pathlib import Path
+
 import pytest
+
+# tests/ on sys.path, said here rather than left to pytest's default import mode (which inserts this file's folder
+# too, but not under --import-mode=importlib): the shared helpers are the package tests/support, imported as
+# `from support.waiting import until` from every test directory.
+TESTS = str(Path(__file__).resolve().parent)
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
 
 
 @pytest.hookimpl(trylast=True)  # after tests/serve's and tests/templates' conftests have marked their tests

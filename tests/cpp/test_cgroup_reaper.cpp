@@ -19,6 +19,7 @@
 
 #include "local/cgroup.hpp"
 #include "local/cgroup_reaper.hpp"
+#include "waiting.hpp"
 
 // The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
 namespace e2beval_test_cgroup_reaper {
@@ -28,7 +29,6 @@ namespace {
 using e2beval::Limits;
 using e2beval::local::CgroupSupport;
 using e2beval::local::SandboxCgroup;
-using Clock = std::chrono::steady_clock;
 
 std::vector<std::string> cgroups_of(pid_t owner) {
     std::vector<std::string> found;
@@ -94,13 +94,9 @@ TEST_CASE("a killed process's sandbox cgroups go within a second, and the live p
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);
-    const auto ended = Clock::now();
-    while (!cgroups_of(child).empty() && Clock::now() - ended < std::chrono::seconds(1))
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    CHECK(cgroups_of(child).empty());
-    const auto give_up = Clock::now() + std::chrono::seconds(60);  // a bound, not a timing assertion
-    while (!reapers_of(child).empty() && Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    CHECK(reapers_of(child).empty());
+    // Nothing here starts another owner (whose start would sweep them): what removes them is the reaper.
+    CHECK_MESSAGE(e2beval::testing::until([&] { return cgroups_of(child).empty(); }), "the reaper did not remove the killed owner's cgroups");
+    CHECK_MESSAGE(e2beval::testing::until([&] { return reapers_of(child).empty(); }), "the reaper did not end after its work");
     for (const auto& path : parents_cgroups) CHECK(std::filesystem::exists(path));
 }
 
@@ -172,12 +168,11 @@ TEST_CASE("the reaper on cgroup v2 kills what did not die with the owner, then r
             for (;;) ::pause();
         }
         // Reported once the stray is inside.
-        for (int tries = 0; stray > 0 && tries < 1000; ++tries) {
+        (void)e2beval::testing::until([&] {
             std::ifstream procs(cgroup + "/cgroup.procs");
             std::string listed;
-            if (procs >> listed && listed == std::to_string(stray)) break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
+            return stray <= 0 || (procs >> listed && listed == std::to_string(stray));
+        });
         (void)!::write(ready[1], &stray, sizeof stray);
         for (;;) ::pause();
     }
@@ -192,13 +187,8 @@ TEST_CASE("the reaper on cgroup v2 kills what did not die with the owner, then r
     ::kill(owner, SIGKILL);
     int status = 0;
     ::waitpid(owner, &status, 0);
-    const auto ended = Clock::now();
-    while (std::filesystem::exists(cgroup) && Clock::now() - ended < std::chrono::seconds(1))
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    CHECK_FALSE(std::filesystem::exists(cgroup));
-    const auto give_up = Clock::now() + std::chrono::seconds(60);  // a bound, not a timing assertion
-    while (running(stray) && Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    CHECK_FALSE(running(stray));
+    CHECK_MESSAGE(e2beval::testing::until([&] { return !std::filesystem::exists(cgroup); }), "the reaper did not remove the owner's cgroup");
+    CHECK_MESSAGE(e2beval::testing::until([&] { return !running(stray); }), "the stray process in the owner's cgroup was not killed");
     if (running(stray)) ::kill(stray, SIGKILL);
 }
 

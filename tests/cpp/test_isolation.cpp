@@ -15,6 +15,7 @@
 #include "e2beval/local/resident_compilers.hpp"
 #include "e2beval/local/doctor.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "waiting.hpp"
 #include "test_sandbox.hpp"
 #include "local/cgroup.hpp"
 #include "local/deferred_reap.hpp"
@@ -47,16 +48,22 @@ std::size_t open_fds() {
     return count;
 }
 
+bool cgroup_procs_file_open() {
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        const auto target = std::filesystem::read_symlink(entry.path(), ignored);  // closed while we looked: ""
+        if (target.filename() == "cgroup.procs") return true;
+    }
+    return false;
+}
+
 // The fd count once the warm pool's background work is done: a zygote's next process is moved into its
 // cgroup on a thread of its own, which has a cgroup.procs file open for a moment after an execution ends.
-// A leak stays; that file goes: the smallest count seen over a short while.
+// A leak stays; that file goes: counted once no cgroup.procs file is open.
 std::size_t settled_fd_count() {
-    auto fewest = open_fds();
-    for (int sample = 0; sample < 50; ++sample) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        fewest = std::min(fewest, open_fds());
-    }
-    return fewest;
+    CHECK_MESSAGE(testing::until([] { return !cgroup_procs_file_open(); }),
+                  "the warm pool kept a cgroup.procs file open");
+    return open_fds();
 }
 
 std::vector<std::string> leftover_cgroups() {

@@ -14,6 +14,7 @@
 #include "e2beval/core/error.hpp"
 #include "e2beval/session.hpp"
 #include "test_sandbox.hpp"
+#include "waiting.hpp"
 
 // The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
 namespace e2beval_test_session {
@@ -122,12 +123,11 @@ TEST_CASE("a session's usage shows the memory its code holds and its workspace's
                                  "while True: time.sleep(0.02)");
     });
     SessionUsage during;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a bound, not a timing
-    do {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        during = session->usage();
-    } while (*during.memory_used_bytes < *before.memory_used_bytes + 128 * kMiB && std::chrono::steady_clock::now() < deadline);
-    CHECK(*during.memory_used_bytes >= *before.memory_used_bytes + 128 * kMiB);
+    CHECK_MESSAGE(testing::until([&] {
+                      during = session->usage();
+                      return *during.memory_used_bytes >= *before.memory_used_bytes + 128 * kMiB;
+                  }),
+                  "usage() never showed the running cell's 128 MiB");
     CHECK(*during.disk_used_bytes >= *before.disk_used_bytes + 32 * kMiB);
     CHECK(*during.cpu_time > *before.cpu_time);
     CHECK(cell.wait_for(std::chrono::seconds(0)) == std::future_status::timeout);  // the cell was still running
@@ -150,8 +150,7 @@ TEST_CASE("a session past its timeout is gone with all its processes, and says w
     CHECK(processes_in(ns).size() >= 2);              // init, agent
     CHECK(processes_of_session(ns).size() >= 4);      // and the command's own init and sleep, nested
 
-    for (int waited = 0; waited < 100 && session->alive(); ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    CHECK_FALSE(session->alive());
+    CHECK_MESSAGE(testing::until([&] { return !session->alive(); }), "the session outlived its timeout");
     CHECK(processes_in(ns).empty());
     CHECK(processes_of_session(ns).empty());
     try {
@@ -165,8 +164,10 @@ TEST_CASE("a session past its timeout is gone with all its processes, and says w
 
 TEST_CASE("set_timeout extends a session's life; kill is idempotent; sessions are listed while alive") {
     auto session = testing::test_sandbox().create_session(quick_options(std::chrono::seconds(1)));
+    const auto first_end = session->info().end_at;
     session->set_timeout(std::chrono::seconds(30));
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // Alive past the end it was created with: the moment itself is the condition, not a sleep guessed to pass it.
+    REQUIRE(testing::until([&] { return std::chrono::system_clock::now() > first_end; }));
     CHECK(session->alive());
     bool listed = false;
     for (const auto& info : testing::test_sandbox().list_sessions()) listed = listed || info.id == session->id();
@@ -200,8 +201,7 @@ TEST_CASE("a LocalSandbox keeps a session ready, hands it out once, and kills wh
         LocalSandbox sandbox(options);
         CHECK(sandbox.ready_session_pids().empty());  // an idle owner pays nothing
         first = sandbox.create_session(quick_options());
-        for (int waited = 0; waited < 600 && sandbox.ready_session_pids().empty(); ++waited)
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        (void)testing::until([&] { return !sandbox.ready_session_pids().empty(); });
         const auto kept = sandbox.ready_session_pids();
         REQUIRE(kept.size() == 1);
         CHECK(kept[0] != first->info().host_pid);
@@ -211,8 +211,7 @@ TEST_CASE("a LocalSandbox keeps a session ready, hands it out once, and kills wh
         CHECK(pooled->id() != first->id());
         pooled_namespace = pid_namespace_of(kept[0]);
         CHECK(pooled->run_code("1 + 1").text() == std::optional<std::string>("2"));
-        for (int waited = 0; waited < 600 && sandbox.ready_session_pids().empty(); ++waited)
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        (void)testing::until([&] { return !sandbox.ready_session_pids().empty(); });
         ready = sandbox.ready_session_pids();  // its replacement
         REQUIRE(ready.size() == 1);
         CHECK(ready[0] != kept[0]);

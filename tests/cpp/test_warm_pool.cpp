@@ -13,6 +13,7 @@
 
 #include "e2beval/eval/batch.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "waiting.hpp"
 
 // The tests are unity-built (CMakeLists.txt): this source's names stay in a namespace of its own.
 namespace e2beval_test_warm_pool {
@@ -124,8 +125,7 @@ TEST_CASE("a zygote that dies is replaced, and the execution that needed it stil
     // Until the kernel has torn its pid namespace down, the zygote may still take the request and start
     // the program, which the teardown then kills: a sandbox_error, honestly. What this test is about is a
     // zygote that died while idle, so it waits until it is gone.
-    for (int waited = 0; waited < 1000 && !sandbox.zygote_pids().empty(); ++waited) ::usleep(10'000);
-    REQUIRE(sandbox.zygote_pids().empty());
+    REQUIRE_MESSAGE(testing::until([&] { return sandbox.zygote_pids().empty(); }), "the killed zygote was never gone");
     const auto result = run(sandbox, "print('still fine')");  // runs cold when its zygote is gone
     CHECK(result.outcome == Outcome::ok);
     CHECK(result.stdout_data == "still fine\n");

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess
@@ -18,10 +17,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _support import REPO, PromptfooRun, find_cli, require_importable_e2beval, run_promptfoo
+from _support import PromptfooRun, find_cli, require_importable_e2beval, run_promptfoo
+from support import multipl_e
 
 CLI = find_cli()
-MULTIPL_E = REPO.parent / "shared" / "datasets" / "multipl-e"
 CASES = [{"stdin": "3\n1 2 3\n", "stdout": "6"}, {"stdin": "2\n10 -4\n", "stdout": "6"}, {"stdin": "1\n41\n", "stdout": "41"}]
 
 # Programs that sum the numbers after the count on stdin; {bias} makes them wrong, {nonce} makes each run's source
@@ -57,16 +56,6 @@ def summing(language: str, bias: int = 0, fence: str | None = None) -> str:
     return f"Here is my program:\n\n```{fence or language}\n{code}```\n"
 
 
-def multipl_e_row(language: str, name: str = "HumanEval_53_add") -> dict:
-    path = MULTIPL_E / f"humaneval-{language}.jsonl.gz"
-    assert path.exists(), f"the shared MultiPL-E rows are missing at {path} (../shared/datasets beside the clone)"
-    for line in gzip.open(path, "rt", encoding="utf-8"):
-        row = json.loads(line)
-        if row["name"] == name:
-            return row
-    raise AssertionError(f"no row {name} in {path}")
-
-
 def assertion(language: str | None = None) -> list:
     config = {"language": language} if language else {}
     return [{"type": "python", "value": "file://e2beval_assert.py", **({"config": config} if config else {})}]
@@ -89,7 +78,7 @@ def promptfoo_tests() -> list:
     # MultiPL-E's tests appended to the answer: free-form (the row's GPT answer, its own main cut) and continuation.
     for language, body in (("cpp", "    return x + y;\n}\n"), ("java", "        return x + y;\n    }\n"),
                            ("go", "    return x + y\n}\n"), ("rs", "    x + y\n}\n"), ("ts", "    return x + y;\n}\n")):
-        row = multipl_e_row(language)
+        row = multipl_e.row(language)
         # promptfoo expands a var that is a list into one test per item: stop tokens go as JSON text (or one string);
         # without them, MultiPL-E's for the language.
         vars_ = {"language": row["language"], "prompt": row["prompt"], "tests": row["tests"]}
@@ -100,7 +89,7 @@ def promptfoo_tests() -> list:
         add(f"{language} tests: free-form", row["gpt_solution"], vars_)
         add(f"{language} tests: continuation", body, vars_)
         add(f"{language} tests: wrong", body.replace("x + y", "x - y"), vars_)
-    row = multipl_e_row("cpp")
+    row = multipl_e.row("cpp")
     add("cpp tests, config: compile error", "```cpp\nlong add(long x, long y) { return x + ; }\n```",
         {"prompt": row["prompt"], "tests": row["tests"]}, "cpp")
     # An expected output: testCode appended, or the answer's own output.

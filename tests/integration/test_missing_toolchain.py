@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from _support import REPO, find_cli
+from _support import find_cli
+from support import multipl_e
 
-DATASET_DIR = REPO.parent / "shared" / "datasets" / "multipl-e"
 
 # language: (its binary on PATH, the variable that overrides it, the install command docs/languages.md gives: the
 # Debian package, or for TypeScript the pinned npm package)
@@ -67,20 +67,9 @@ def test_run_names_the_package_to_install(tmp_path, language):
     assert present.returncode == 0 and present.stdout == "hi\n", present.stderr
 
 
-def multipl_e_rows(file_suffix: str, names: list) -> list:
-    import gzip
-    path = DATASET_DIR / f"humaneval-{file_suffix}.jsonl.gz"
-    if not path.exists():
-        pytest.fail(f"MultiPL-E rows not found at {path}; the workplace's shared/datasets must be beside the repository",
-                    pytrace=False)
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        by_name = {row["name"]: row for row in map(json.loads, handle)}
-    return [by_name[name] for name in names]
-
-
 def test_eval_keeps_the_present_languages_verdicts_and_reports_the_missing_ones(tmp_path):
-    go = multipl_e_rows("go", ["HumanEval_53_add", "HumanEval_2_truncate_number"])
-    js = multipl_e_rows("js", ["HumanEval_0_has_close_elements", "HumanEval_53_add"])
+    go = multipl_e.rows_named("go", ["HumanEval_53_add", "HumanEval_2_truncate_number"])
+    js = multipl_e.rows_named("js", ["HumanEval_0_has_close_elements", "HumanEval_53_add"])
     wrong = dict(js[1], gpt_solution="```js\nfunction add(x, y) {\n  return x - y;\n}\n```", name="HumanEval_53_add_wrong")
     dataset = tmp_path / "mixed.jsonl"
     dataset.write_text("".join(json.dumps(row) + "\n" for row in [go[0], js[0], go[1], js[1], wrong]), encoding="utf-8")

@@ -4,33 +4,18 @@ language (nothing left running after it), raw continuations with pass@k, and bro
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from _support import REPO, find_cli
+from _support import find_cli
+from support import multipl_e
+from support.waiting import until
 
-DATASET_DIR = REPO.parent / "shared" / "datasets" / "multipl-e"
 FILES = {"javascript": "js", "bash": "sh", "typescript": "ts", "cpp": "cpp", "go": "go", "java": "java", "rust": "rs"}
-
-
-def rows(language: str) -> list:
-    path = DATASET_DIR / f"humaneval-{FILES[language]}.jsonl.gz"
-    if not path.exists():
-        pytest.fail(f"MultiPL-E rows not found at {path}; the workplace's shared/datasets must be beside the repository",
-                    pytrace=False)
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
-
-
-def pick(language: str, names: list) -> list:
-    by_name = {row["name"]: row for row in rows(language)}
-    return [by_name[name] for name in names]
 
 
 def write_rows(path: Path, items: list) -> Path:
@@ -79,6 +64,7 @@ ENDLESS_PROGRAMS = {
 }
 RUN_TIMEOUT_S = "5"  # the run stage's limit for every row here: short, with room for a JVM's start on a busy host
 WAIT_S = 120.0  # a bound on waiting for a condition, so that a stuck cleanup fails instead of hanging; never asserted
+RUN_S = 900.0  # likewise, for a whole `e2beval` run of a language's rows
 
 
 @pytest.fixture(scope="module")
@@ -124,13 +110,15 @@ def run_and_count_leftovers(command: list, cwd: Path, parents: list) -> tuple:
     out, err = cwd / "stdout", cwd / "stderr"
     with out.open("wb") as stdout, err.open("wb") as stderr:
         process = subprocess.Popen(command, cwd=cwd, stdout=stdout, stderr=stderr)
-        seen = False
-        while process.poll() is None:
-            seen = seen or bool(cgroups_of(process.pid, parents))
-            time.sleep(0.05)
-    deadline = time.monotonic() + WAIT_S
-    while (cgroups_of(process.pid, parents) or processes_of(process.pid)) and time.monotonic() < deadline:
-        time.sleep(0.05)
+        seen = []
+
+        def ended():  # and, while it runs, whether its sandboxes' cgroups were seen
+            seen.append(bool(cgroups_of(process.pid, parents)))
+            return process.poll() is not None
+        until(ended, f"{' '.join(map(str, command[:3]))} ... ending", timeout=RUN_S)
+    left = lambda: cgroups_of(process.pid, parents) + processes_of(process.pid)  # noqa: E731
+    until(lambda: not left(), "the cleanup of its sandboxes' cgroups and processes", timeout=WAIT_S, detail=left)
+    seen = any(seen)
     completed = subprocess.CompletedProcess(command, process.returncode, out.read_bytes(), err.read_bytes())
     return completed, seen, cgroups_of(process.pid, parents) + processes_of(process.pid)
 
@@ -139,14 +127,14 @@ def run_and_count_leftovers(command: list, cwd: Path, parents: list) -> tuple:
 def test_wrong_answers_fail_and_an_endless_loop_times_out_leaving_nothing(tmp_path, language, cgroup_parents):
     """In one run per language: real answers pass, each answer against another task's tests fails, and an endless
     loop ends in `timeout` with none of its processes or cgroups left."""
-    chosen = pick(language, PASSING[language])
+    chosen = multipl_e.rows_named(FILES[language], PASSING[language])
     swapped = []
     for index, row in enumerate(chosen):
         # The next row's answer against this row's tests: it defines another function, so it must fail.
         other = dict(row, gpt_solution=chosen[(index + 1) % len(chosen)]["gpt_solution"])
         other["name"] = row["name"] + "_swapped"
         swapped.append(other)
-    endless = dict(pick(language, ["HumanEval_53_add"])[0], gpt_solution=ENDLESS[language])
+    endless = dict(multipl_e.rows_named(FILES[language], ["HumanEval_53_add"])[0], gpt_solution=ENDLESS[language])
     endless["name"] = "HumanEval_53_add_endless"
     dataset = write_rows(tmp_path / f"{language}.jsonl", chosen + swapped + [endless])
     completed, seen, left = run_and_count_leftovers(
@@ -185,7 +173,7 @@ def test_an_endless_program_times_out_leaving_nothing(tmp_path, language, cgroup
 
 def test_continuations_from_a_completions_file_give_pass_at_k(tmp_path):
     """MultiPL-E's own shape: raw continuations of the prompt, cut at the first stop token, several per task."""
-    row = pick("javascript", ["HumanEval_53_add"])[0]
+    row = multipl_e.rows_named("js", ["HumanEval_53_add"])[0]
     dataset = write_rows(tmp_path / "js.jsonl", [row])
     completions = write_rows(tmp_path / "completions.jsonl", [
         {"task_id": row["name"], "completion": "  return x + y;\n}\n\nfunction unused() {\n  return 1;\n}\n"},
@@ -209,7 +197,7 @@ def test_continuations_from_a_completions_file_give_pass_at_k(tmp_path):
 
 
 def test_broken_rows_and_completions_fail_alone(tmp_path):
-    good = pick("bash", ["HumanEval_0_has_close_elements"])[0]
+    good = multipl_e.rows_named("sh", ["HumanEval_0_has_close_elements"])[0]
     no_tests = {key: value for key, value in good.items() if key != "tests"}
     no_tests["name"] = "HumanEval_X_no_tests"
     dataset = tmp_path / "rows.jsonl"
@@ -242,7 +230,7 @@ def test_broken_rows_and_completions_fail_alone(tmp_path):
 
 def test_memory_is_two_gib_unless_memory_is_given(tmp_path):
     """MultiPL-E sets no memory limit (cpp HumanEval_129's correct answer peaks at 870 MiB); e2beval gives 2 GiB."""
-    row = pick("javascript", ["HumanEval_53_add"])[0]
+    row = multipl_e.rows_named("js", ["HumanEval_53_add"])[0]
     answer = "```js\nfunction add(x, y) {\n  const big = Buffer.alloc(400 * 1024 * 1024, 1);\n  return x + y + big[0] - 1;\n}\n```"
     dataset = write_rows(tmp_path / "rows.jsonl", [dict(row, gpt_solution=answer)])
     default = results(run_eval("--multipl-e", str(dataset), "--completion-field", "gpt_solution", "--json", cwd=tmp_path))

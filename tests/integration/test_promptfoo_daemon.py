@@ -22,6 +22,8 @@ from typing import Dict, List, Optional
 
 import pytest
 from _support import REPO, require_importable_e2beval, run_promptfoo
+from support.processes import descendants, gone
+from support.waiting import until
 
 ANSWER = "Here it is:\n\n```python\ndef add_one(x):\n    return x + 1\n```\n"
 VARS = {"function_name": "add_one", "test_input": "41", "expected_output": "42"}
@@ -52,7 +54,7 @@ def runtime():
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
-    wait_for(lambda: not daemon_pids(directory), "the daemons' exit")
+    until(lambda: not daemon_pids(directory), "the daemons' exit")
     shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -108,36 +110,9 @@ def daemon_pids(runtime: Path) -> List[int]:
             continue
         if any(b"e2beval.daemon import main" in argument for argument in arguments) and \
                 any(argument.startswith(str(runtime).encode()) for argument in arguments):
-            state = _state(int(entry.name))
-            if state not in (None, "Z"):
+            if not gone(int(entry.name)):
                 pids.append(int(entry.name))
     return pids
-
-
-def _state(pid: int) -> Optional[str]:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2:].split()[0]
-
-
-def descendants(pid: int) -> List[int]:
-    children: Dict[int, List[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                text = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parent = int(text[text.rindex(")") + 2:].split()[1])
-            children.setdefault(parent, []).append(int(entry.name))
-    found, pending = [], [pid]
-    while pending:
-        for child in children.get(pending.pop(), []):
-            found.append(child)
-            pending.append(child)
-    return found
 
 
 # nanosleep's and clock_nanosleep's numbers (Python's time.sleep uses the latter), per architecture.
@@ -150,16 +125,6 @@ def in_sleep(pid: int) -> bool:
         return Path(f"/proc/{pid}/syscall").read_text().split()[0] in SLEEP_SYSCALLS
     except (OSError, IndexError):
         return False
-
-
-def wait_for(condition, what: str, timeout_s: float = 90.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"{what} did not happen within {timeout_s} s")
 
 
 def served(runtime: Path) -> List[str]:
@@ -258,7 +223,7 @@ def test_a_stale_socket_is_replaced(runtime, tmp_path):
 
     # And the socket of a daemon killed outright.
     os.kill(first[0], signal.SIGKILL)
-    wait_for(lambda: not daemon_pids(runtime), "the killed daemon's exit")
+    until(lambda: not daemon_pids(runtime), "the killed daemon's exit")
     assert path.exists()
     answer = grade(env, tmp_path)
     assert answer["result"]["pass"] is True and answer["core_loaded"] is False, answer
@@ -276,14 +241,14 @@ def test_an_idle_daemon_ends_and_removes_its_files(runtime, tmp_path):
     pids = daemon_pids(runtime)
     assert len(pids) == 1
     assert sorted(p.suffix for p in (runtime / "e2beval").iterdir()) == [".lock", ".log", ".sock", ".start"]
-    wait_for(lambda: not daemon_pids(runtime), "the idle daemon's exit")
+    until(lambda: not daemon_pids(runtime), "the idle daemon's exit")
     assert not path.exists()
     assert sorted(p.name for p in (runtime / "e2beval").iterdir()) == []
     # SIGTERM ends it the same way, after its calls.
     assert grade(daemon_env(runtime), tmp_path)["result"]["pass"] is True
     (pid,) = daemon_pids(runtime)
     os.kill(pid, signal.SIGTERM)
-    wait_for(lambda: not daemon_pids(runtime), "the terminated daemon's exit")
+    until(lambda: not daemon_pids(runtime), "the terminated daemon's exit")
     assert sorted(p.name for p in (runtime / "e2beval").iterdir()) == []
 
 
@@ -332,7 +297,7 @@ def test_a_daemon_killed_mid_call_gives_a_failed_result_not_a_hang(runtime, tmp_
     # The call is in progress once its program sleeps in a sandbox under the daemon. (Not "once the daemon has
     # more processes": its pool refilling after the first call also adds some, and under load that came first,
     # so the daemon was killed before the call reached it and the call was served without it.)
-    wait_for(lambda: any(in_sleep(pid) for pid in descendants(daemon)), "the slow call's time.sleep in its sandbox")
+    until(lambda: any(in_sleep(pid) for pid in descendants(daemon)), "the slow call's time.sleep in its sandbox")
     os.kill(daemon, signal.SIGKILL)
     answer = finished(process, timeout_s=60)
     result = answer["result"]

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ e2beval = pytest.importorskip("e2beval")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "security"))
 from host_evidence import make_canary, processes_with  # noqa: E402
+from support.waiting import until  # noqa: E402
 
 SERVICES = {"java": "ResidentJavac.java", "typescript": "resident_tsc.js"}
 
@@ -195,11 +195,7 @@ def test_nothing_is_left_when_the_process_ends():
     assert len(report["services"]) >= 2 and len(services) == len(report["services"]), report  # alive before the exit
     _, errors = child.communicate("exit\n", timeout=600)
     assert child.returncode == 0, errors
-    # Services end within about half a second of their owner (docs/sandbox.md); wait for that, boundedly.
-    for _ in range(200):
-        left = [identity for identity in services if process_identity(identity[0]) == identity]
-        if not left and cgroups_of(report["pid"]) == []:
-            break
-        time.sleep(0.05)
-    assert [identity for identity in services if process_identity(identity[0]) == identity] == []
-    assert cgroups_of(report["pid"]) == []
+    # Services end soon after their owner (docs/sandbox.md); wait for that, boundedly.
+    left = lambda: ([identity for identity in services if process_identity(identity[0]) == identity]  # noqa: E731
+                    + cgroups_of(report["pid"]))
+    until(lambda: not left(), "the resident compilers' services and cgroups ending with their owner", detail=left)

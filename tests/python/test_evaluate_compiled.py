@@ -3,16 +3,13 @@ and run per case, MultiPL-E's `tests` appended to the answer (free-form and cont
 language from the vars or the fence, and the errors that say which shapes a compiled language takes. Real sandboxes;
 tests/cpp/test_compiled_shapes.cpp has the same through the C++ Runner."""
 
-import gzip
-import json
 import os
-from pathlib import Path
 
 import pytest
 
 import e2beval
+from support import multipl_e
 
-MULTIPL_E = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "multipl-e"
 
 CASES = [{"stdin": "3\n1 2 3\n", "stdout": "6"}, {"stdin": "2\n10 -4\n", "stdout": "6"}, {"stdin": "1\n41\n", "stdout": "41"}]
 
@@ -36,16 +33,6 @@ def summing(language: str, bias: int = 0) -> str:
                       "  for (let i = 1; i <= v[0]; i++) s += v[i];\n  console.log(s);\n});\n" % bias,
     }
     return f"Here it is:\n\n```{language}\n{programs[language]}```\n"
-
-
-def multipl_e_row(language: str, name: str = "HumanEval_53_add") -> dict:
-    path = MULTIPL_E / f"humaneval-{language}.jsonl.gz"
-    assert path.exists(), f"the shared MultiPL-E rows are missing at {path} (../shared/datasets beside the clone)"
-    for line in gzip.open(path, "rt", encoding="utf-8"):
-        row = json.loads(line)
-        if row["name"] == name:
-            return row
-    raise AssertionError(f"no row {name} in {path}")
 
 
 def test_java_stdin_cases_compile_once_and_each_case_is_judged():
@@ -81,7 +68,7 @@ def test_a_compile_error_quotes_the_compiler_and_runs_nothing():
 
 @pytest.mark.parametrize("language", ["java", "rs"])
 def test_multipl_e_tests_free_form_and_continuation(language):
-    row = multipl_e_row(language)
+    row = multipl_e.row(language)
     vars_ = {"language": row["language"], "prompt": row["prompt"], "tests": row["tests"], "stop_tokens": row["stop_tokens"]}
     body = {"java": "        return x + y;\n    }\n", "rs": "    x + y\n}\n"}[language]
     freeform = e2beval.evaluate(row["gpt_solution"], vars_)  # the function again, with its own main (cut)
@@ -131,7 +118,7 @@ def test_javascript_and_bash_take_the_program_shapes_too():
     assert verdict["compile"] is None
     assert [case["outcome"] for case in verdict["cases"]] == ["ok", "ok", "ok"]
     # MultiPL-E's JavaScript tests appended to a free-form answer; a wrong one fails on node's assert.
-    row = multipl_e_row("js")
+    row = multipl_e.row("js")
     vars_ = {"language": row["language"], "prompt": row["prompt"], "tests": row["tests"]}
     right = e2beval.evaluate("```js\nfunction add(x, y) {\n  return x + y;\n}\n```", vars_)
     assert right["pass"] is True, right["reason"]

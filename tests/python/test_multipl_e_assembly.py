@@ -4,26 +4,14 @@ without its fields is refused with a message that names the field."""
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
-from pathlib import Path
 
 import pytest
 
 import e2beval
+from support import multipl_e
 
-DATASET_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "multipl-e"
 LANGUAGES = {"cpp": "cpp", "go": "go", "java": "java", "js": "javascript", "rs": "rust", "sh": "bash", "ts": "typescript"}
-
-
-def rows(suffix: str) -> list:
-    path = DATASET_DIR / f"humaneval-{suffix}.jsonl.gz"
-    if not path.exists():
-        pytest.fail(f"MultiPL-E rows not found at {path}; the workplace's shared/datasets must be beside the repository",
-                    pytrace=False)
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
 
 
 # The model's own entry points, which must not survive next to the tests' (a second main does not compile, a
@@ -36,7 +24,7 @@ OWN_MAIN = {"cpp": r"^(?!\s*//).*\bint\s+main\s*\(", "java": r"^(?!\s*//).*stati
 @pytest.mark.parametrize("suffix", sorted(LANGUAGES))
 def test_every_real_answer_assembles_with_the_tests_once(suffix):
     kinds = {}
-    for row in rows(suffix):
+    for row in multipl_e.rows(suffix):
         program = e2beval.assemble_multipl_e(row, row["gpt_solution"])
         assert program["language"] == LANGUAGES[suffix]
         kinds[program["kind"]] = kinds.get(program["kind"], 0) + 1
@@ -56,7 +44,7 @@ def test_every_real_answer_assembles_with_the_tests_once(suffix):
 
 
 def test_a_continuation_and_a_bad_row():
-    row = next(r for r in rows("js") if r["name"] == "HumanEval_53_add")
+    row = next(r for r in multipl_e.rows("js") if r["name"] == "HumanEval_53_add")
     program = e2beval.assemble_multipl_e(row, "  return x + y;\n}\n\nfunction more() {}\n", kind="continuation")
     assert program["source"] == row["prompt"] + "  return x + y;\n}\n" + "\n" + row["tests"]
     assert program["file_name"] == "prog.js" and program["entry_point"] == "add"

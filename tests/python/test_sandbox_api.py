@@ -2,12 +2,13 @@
 
 import inspect
 import os
-import time
 
 import pytest
 
 import e2beval
 from e2beval import Sandbox
+from support.clock import after_ms, before_ms, ms
+from support.waiting import until
 
 
 @pytest.fixture
@@ -321,10 +322,7 @@ def test_a_sandbox_past_its_timeout_is_gone_with_all_its_processes():
     init = box._session and __import__("json").loads(box._session.info())["host_pid"]
     namespace = os.readlink(f"/proc/{init}/ns/pid")
     box.commands.run("sleep 1000", background=True)
-    deadline = time.monotonic() + 15
-    while box.is_running() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not box.is_running()
+    until(lambda: not box.is_running(), "the end of a sandbox past its 2 s timeout")
     assert processes_in_pid_namespace(namespace) == []
     with pytest.raises(e2beval.sandbox.TimeoutException, match="timeout"):
         box.run_code("1")
@@ -335,8 +333,11 @@ def test_set_timeout_get_info_and_class_level_kill():
     box = Sandbox.create(timeout=30, metadata={"suite": "api"})
     info = box.get_info()
     assert info.metadata == {"suite": "api"} and info.sandbox_id == box.sandbox_id
+    asked = before_ms()
     box.set_timeout(120)
-    assert (box.get_info().end_at - info.started_at).total_seconds() > 100
+    answered = after_ms()
+    # The new end is 120 s after the moment the sandbox took the call: between the instants around it.
+    assert asked + 120_000 <= ms(box.get_info().end_at) <= answered + 120_000
     assert box.sandbox_id in [item.sandbox_id for item in Sandbox.list()]
     assert Sandbox.kill(box.sandbox_id) is True
     assert not box.is_running()
@@ -381,13 +382,8 @@ def test_killing_the_owner_process_kills_its_sandboxes(tmp_path):
     finally:
         owner.send_signal(signal.SIGKILL)
         owner.wait()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        left = processes_in_pid_namespace(namespace)
-        if not left:
-            break
-        time.sleep(0.1)
-    assert left == []
+    until(lambda: not processes_in_pid_namespace(namespace), "the end of the killed owner's sandbox processes",
+          detail=lambda: processes_in_pid_namespace(namespace))
     # Its cgroups are empty now; the next e2beval process removes them when it creates its first cgroup.
     subprocess.run([sys.executable, "-c", "from e2beval import Sandbox\nSandbox.create().kill()"], check=True)
     leftovers = []

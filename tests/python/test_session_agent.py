@@ -10,10 +10,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+
+from support.processes import gone
+from support.waiting import until
 
 AGENT_SOURCE = Path(__file__).resolve().parents[2] / "src" / "local" / "session_agent.py"
 NODE = shutil.which("node") or "/usr/bin/node"
@@ -184,20 +186,10 @@ def test_the_default_javascript_context_starts_node_only_for_its_first_cell(agen
     assert agent.run("[1].length", language="js").count == 3
 
 
-def gone(pid):
-    """True once `pid` has exited (a zombie waiting for a reaper that is not ours counts as gone)."""
-    try:
-        with open("/proc/%d/stat" % pid) as stat_file:
-            return stat_file.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
-
-
 def wait_until_gone(pids):
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline and not all(gone(pid) for pid in pids):
-        time.sleep(0.05)
-    return [pid for pid in pids if not gone(pid)]
+    """Waits until every process of `pids` has ended (a zombie nobody of ours reaps counts as ended)."""
+    until(lambda: all(gone(pid) for pid in pids), f"the end of processes {pids}",
+          timeout=WAIT_SECONDS, detail=lambda: [pid for pid in pids if not gone(pid)])
 
 
 # --- start --------------------------------------------------------------------------------------------------
@@ -559,7 +551,7 @@ def test_command_timeout_kills_its_process_group(agent):
     grandchild = int("".join(e["text"] for e in events if e["type"] == "stdout"))
     assert events[-1]["timed_out"] is True
     assert events[-1]["exit_code"] == 137 and events[-1]["error"] == "signal: killed"
-    assert wait_until_gone([events[0]["pid"], grandchild]) == []
+    wait_until_gone([events[0]["pid"], grandchild])
 
 
 def test_background_command_can_be_listed_and_killed(agent):
@@ -573,7 +565,7 @@ def test_background_command_can_be_listed_and_killed(agent):
     end = agent.call("command_wait", pid=pid)[-1]
     assert end["type"] == "end" and end["exit_code"] == 137 and end["error"] == "signal: killed"
     assert agent.call("command_kill", pid=pid)[-1]["killed"] is False
-    assert wait_until_gone([pid]) == []
+    wait_until_gone([pid])
 
 
 def test_background_output_is_buffered_until_waited_for(agent):
@@ -587,7 +579,7 @@ def test_background_output_is_buffered_until_waited_for(agent):
 
 def test_background_command_timeout_applies_without_a_wait(agent):
     pid = agent.call("run_command", cmd="echo before; sleep 600", background=True, timeout=1)[-1]["pid"]
-    assert wait_until_gone([pid]) == []  # killed by its own timeout while nobody waited
+    wait_until_gone([pid])  # killed by its own timeout while nobody waited
     events = agent.call("command_wait", pid=pid)
     assert "".join(e["text"] for e in events if e["type"] == "stdout") == "before\n"
     assert events[-1]["timed_out"] is True and events[-1]["exit_code"] == 137
@@ -597,7 +589,7 @@ def test_command_wait_timeout_kills_the_command(agent):
     pid = agent.call("run_command", cmd="sleep 600", background=True, timeout=0)[-1]["pid"]
     end = agent.call("command_wait", pid=pid, timeout=0.5)[-1]
     assert end["timed_out"] is True and end["error"] == "signal: killed"
-    assert wait_until_gone([pid]) == []
+    wait_until_gone([pid])
 
 
 def test_stdin_to_a_command(agent):
@@ -726,7 +718,7 @@ def test_end_of_stdin_kills_everything_and_exits_zero(tmp_path):
     assert not any(gone(pid) for pid in pids)
     process.proc.stdin.close()
     assert process.proc.wait(timeout=WAIT_SECONDS) == 0
-    assert wait_until_gone(pids) == []
+    wait_until_gone(pids)
 
 
 def test_end_of_stdin_while_a_cell_runs_still_exits_zero_and_kills_it(tmp_path):
@@ -737,7 +729,7 @@ def test_end_of_stdin_while_a_cell_runs_still_exits_zero_and_kills_it(tmp_path):
     assert first["id"] == request_id and first["type"] == "stdout"
     process.proc.stdin.close()
     assert process.proc.wait(timeout=WAIT_SECONDS) == 0
-    assert wait_until_gone([pid]) == []
+    wait_until_gone([pid])
 
 
 # --- issue 13: the agent's side of the session boundary -------------------------------------------------------

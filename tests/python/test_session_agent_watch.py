@@ -2,10 +2,10 @@
 # "Watchers"), driven directly on the host like tests/python/test_session_agent.py: real inotify, real files.
 import base64
 import os
-import time
 
 import pytest
 
+from support.waiting import until
 from test_session_agent import WAIT_SECONDS, AgentProcess
 
 
@@ -26,11 +26,11 @@ def events_until(agent, watcher, wanted):
     """Drains the watcher until every (name, type) of `wanted` was seen (inotify delivers asynchronously);
     returns all the events drained. The wait is a bound for a broken agent, not a timing assertion."""
     seen = []
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not set(wanted) <= {(e["name"], e["type"]) for e in seen}:
-        assert time.monotonic() < deadline, "never saw %r; saw %r" % (wanted, seen)
-        seen += reply(agent, "watch_events", watcher=watcher)["events"]
-        time.sleep(0.05)
+
+    def all_seen():
+        seen.extend(reply(agent, "watch_events", watcher=watcher)["events"])
+        return set(wanted) <= {(e["name"], e["type"]) for e in seen}
+    until(all_seen, f"the watcher's events {wanted}", timeout=WAIT_SECONDS, detail=lambda: f"saw {seen}")
     return seen
 
 
@@ -125,11 +125,5 @@ def test_a_watcher_ends_when_its_directory_goes_and_is_served_while_a_command_st
         else:
             assert event["id"] == closed and event["type"] == "reply", event
     assert events[-1]["exit_code"] == 0, events
-    deadline = time.monotonic() + WAIT_SECONDS
-    while True:
-        drained = reply(agent, "watch_events", watcher=watcher)
-        if drained["ended"]:
-            break
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    until(lambda: reply(agent, "watch_events", watcher=watcher)["ended"], "the watcher's end", timeout=WAIT_SECONDS)
     reply(agent, "watch_stop", watcher=watcher)

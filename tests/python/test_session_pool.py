@@ -10,12 +10,15 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from e2beval.sandbox import Sandbox, TimeoutException, SandboxException, ready_sandbox_pids
+from support import IMPORTABLE
+from support.clock import before_ms, ms
+from support.processes import gone, seconds_since_start
+from support.waiting import until
 
 # exclusive (docs/testing.md): the pool refills in the background, and a test waits for a ready sandbox of its
 # kind under WAIT_S; with another worker's load beside it on 2 cores the refill missed that bound.
@@ -25,34 +28,40 @@ WAIT_S = 60.0  # a bound so a pool that never fills fails the test instead of ha
 
 
 def _wait_for_ready_pool() -> list[int]:
-    deadline = time.monotonic() + WAIT_S
-    while not (pids := ready_sandbox_pids()):
-        assert time.monotonic() < deadline, "the pool of ready sandboxes did not refill"
-        time.sleep(0.02)
-    return pids
+    return until(ready_sandbox_pids, "the refill of the pool of ready sandboxes", timeout=WAIT_S)
 
 
 def _host_pid(sandbox: Sandbox) -> int:
     return json.loads(sandbox._session.info())["host_pid"]
 
 
-def _pooled_sandbox_created_at(age_s: float = 0.0, **options) -> tuple[Sandbox, dt.datetime]:
+def _older_than(pid: int, age_s: float) -> bool:
+    """Whether the process started at least age_s ago (or has ended: no longer one to wait for)."""
+    age = seconds_since_start(pid)
+    return age is None or age >= age_s
+
+
+def _pooled_sandbox_created_at(age_s: float = 0.0, **options) -> tuple[Sandbox, int]:
     """A sandbox that comes from the pool: one that was started (and ready) at least age_s before create() was
-    called, and the time just before that call. The pool may hold ready sandboxes of other kinds (earlier tests'
-    templates, CPU caps; ready_sandbox_pids() lists them all), so a create() that got a new sandbox is tried
-    again once the pool has refilled; a pool that never serves this kind fails the test."""
-    Sandbox.create(**options).kill()  # the first of a kind asks the pool to keep one of it ready
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        ready = _wait_for_ready_pool()
-        time.sleep(age_s)
-        before = dt.datetime.now(dt.timezone.utc)
+    called, and the time just before that call (milliseconds, support.clock). The pool may hold ready sandboxes
+    of other kinds (earlier tests' templates, CPU caps; ready_sandbox_pids() lists them all); a create() of this
+    kind makes the pool start one of it, so the one to take is a ready sandbox that appeared after such a create.
+    A create() that got a new sandbox anyway is tried again once the pool has started the next one."""
+    known = set(ready_sandbox_pids())
+    Sandbox.create(**options).kill()  # a create of a kind asks the pool to keep one of it ready
+
+    def pooled():
+        fresh = until(lambda: set(ready_sandbox_pids()) - known, "the pool starting a ready sandbox of this kind",
+                      timeout=WAIT_S)
+        until(lambda: all(_older_than(pid, age_s) for pid in fresh), f"the ready sandbox's age of {age_s} s")
+        known.update(ready_sandbox_pids())
+        before = before_ms()
         sandbox = Sandbox.create(**options)
-        if _host_pid(sandbox) in ready:
+        if _host_pid(sandbox) in fresh:
             return sandbox, before
-        sandbox.kill()
-        assert time.monotonic() < deadline, "create() never handed out a sandbox the pool kept ready"
-        time.sleep(0.2)
+        sandbox.kill()  # a new sandbox: the fresh one was of another kind; again once the pool starts the next
+        return None
+    return until(pooled, "create() handing out a sandbox the pool kept ready", timeout=WAIT_S)
 
 
 def _pooled_sandbox(**options) -> Sandbox:
@@ -66,17 +75,14 @@ def test_a_pooled_sandbox_is_handed_out_with_its_own_id_metadata_and_timeout_cou
     assert sandbox.run_code("1 + 1").text == "2"
     info = sandbox.get_info()
     assert info.metadata == {"owner": "test"}
-    assert info.started_at >= before - dt.timedelta(seconds=0.1)
+    assert ms(info.started_at) >= before  # its lifetime starts at hand-out, not when the pool started it
     assert info.end_at - info.started_at == dt.timedelta(seconds=2)
     assert sandbox.sandbox_id in [listed.sandbox_id for listed in Sandbox.list()]
     assert Sandbox.connect(sandbox.sandbox_id).sandbox_id == sandbox.sandbox_id
     other = Sandbox.create(timeout=60)
     assert other.sandbox_id != sandbox.sandbox_id
     other.kill()
-    deadline = time.monotonic() + WAIT_S
-    while sandbox.is_running():  # the lifetime of 2 s, from hand-out, ends it
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+    until(lambda: not sandbox.is_running(), "the end of the sandbox's 2 s lifetime, counted from hand-out")
     with pytest.raises((TimeoutException, SandboxException), match="timeout of 2 s"):
         sandbox.run_code("1")
 
@@ -162,15 +168,13 @@ def test_sandboxes_of_another_kind_get_a_pool_of_their_own():
         default.kill()
 
 
-OWNER = textwrap.dedent("""
+OWNER = IMPORTABLE + textwrap.dedent("""
     import json, os, sys, time
     from e2beval.sandbox import Sandbox, ready_sandbox_pids
+    from support.waiting import until
     sandbox = Sandbox.create(timeout=120)
     assert sandbox.run_code("1 + 1").text == "2"
-    deadline = time.monotonic() + 60
-    while not ready_sandbox_pids():
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    until(ready_sandbox_pids, "the refill of the pool of ready sandboxes")
     pids = ready_sandbox_pids() + [json.loads(sandbox._session.info())["host_pid"]]
     print(json.dumps(pids), flush=True)
     if sys.argv[1] == "wait":
@@ -192,20 +196,9 @@ def _cgroups_of(pid: int) -> list[str]:
             if name.startswith(f"e2beval-{pid}-")]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state != "Z"
-
-
 def _gone(pids: list[int]) -> bool:
-    deadline = time.monotonic() + WAIT_S
-    while any(_alive(pid) for pid in pids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
+    until(lambda: all(gone(pid) for pid in pids), f"the end of processes {pids}", timeout=WAIT_S,
+          detail=lambda: [pid for pid in pids if not gone(pid)])
     return True
 
 
@@ -223,7 +216,7 @@ def test_a_killed_owner_takes_its_ready_sandboxes_with_it():
     owner = subprocess.Popen([sys.executable, "-c", OWNER, "wait"], stdout=subprocess.PIPE, text=True)
     try:
         pids = json.loads(owner.stdout.readline())
-        assert all(_alive(pid) for pid in pids)
+        assert not any(gone(pid) for pid in pids)
     finally:
         owner.send_signal(signal.SIGKILL)
         owner.wait()
@@ -259,14 +252,12 @@ def test_a_pool_size_that_is_not_a_number_is_refused_with_what_to_do():
     assert "E2BEVAL_SESSION_POOL must be the number of ready sessions" in done.stderr and "'lots'" in done.stderr
 
 
-FORKED = textwrap.dedent("""
-    import json, os, sys, time
+FORKED = IMPORTABLE + textwrap.dedent("""
+    import json, os, sys
     from e2beval.sandbox import Sandbox, ready_sandbox_pids
+    from support.waiting import until
     sandbox = Sandbox.create(timeout=120)
-    deadline = time.monotonic() + 60
-    while not ready_sandbox_pids():
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    until(ready_sandbox_pids, "the refill of the pool of ready sandboxes")
     ready = ready_sandbox_pids()
     child = os.fork()
     if child == 0:

@@ -8,13 +8,14 @@ import json
 import os
 import socket
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
 
 from sf_server import SandboxFusionServer
+from support.processes import descendants, tcp_connections
+from support.waiting import until
 
 # One run at a time and two places in the queue, so that a flood is easy to make; short request deadlines.
 SERVE_OPTIONS = ["--sandbox-fusion-jobs", "1", "--sandbox-fusion-queue", "2", "--max-body-mb", "1",
@@ -24,35 +25,13 @@ SERVE_OPTIONS = ["--sandbox-fusion-jobs", "1", "--sandbox-fusion-queue", "2", "-
 PATIENCE = 120
 
 
-def until(condition, what, patience=PATIENCE):
-    deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"waited {patience} s for {what}")
-
-
-def descendants(pid):
-    """{pid: comm} of every process under `pid`."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = open(f"/proc/{entry}/stat").read()
-            except OSError:
-                continue
-            comm = stat[stat.index("(") + 1:stat.rindex(")")]
-            parents[int(entry)] = (int(stat[stat.rindex(")") + 2:].split()[1]), comm)
-    found, frontier = {}, [pid]
-    while frontier:
-        parent = frontier.pop()
-        for child, (ppid, comm) in parents.items():
-            if ppid == parent and child not in found:
-                found[child] = comm
-                frontier.append(child)
-    return found
+def read_all(pid, source, count):
+    """Waits until the server has read the `count` requests `source` sent it, each on a connection of its own
+    (nothing left unread on them): it queues a request as it reads it."""
+    def read():
+        unread = [left for peer, left in tcp_connections(pid) if peer == source]
+        return len(unread) == count and not any(unread)
+    until(read, f"the server reading {source}'s {count} requests")
 
 
 def fd_count(pid):
@@ -129,13 +108,10 @@ def baseline(sandbox_fusion_server, server_tmp):
     two cgroups its executions take in turn (docs/sandbox.md, "Warm pool"), and their files open."""
     for _ in range(3):
         assert run(sandbox_fusion_server.endpoint, code="print(1)").json()["status"] == "Success"
-    # The last answer's connection closes a moment after the client read it: the smallest count over a second.
+    # The last answer's connection closes a moment after the client read it: counted once the server holds none.
     pid = sandbox_fusion_server.process.pid
-    fewest = fd_count(pid)
-    for _ in range(20):
-        time.sleep(0.05)
-        fewest = min(fewest, fd_count(pid))
-    return {"fds": fewest, "tmp": tmp_entries(server_tmp),
+    until(lambda: not tcp_connections(pid), "the server closing its clients' connections")
+    return {"fds": fd_count(pid), "tmp": tmp_entries(server_tmp),
             "fd_targets": fd_targets(sandbox_fusion_server.process.pid)}
 
 
@@ -185,7 +161,7 @@ def test_a_waiting_client_that_goes_away_leaves_the_queue(sandbox_fusion_server,
     holder = Client(server, "/run_code", {"code": "sleep 300", "language": "bash", "run_timeout": 300})
     until(lambda: "sleep" in descendants(pid).values(), "the holder's program to run")
     gone = [Client(server, "/run_code", {"code": "echo gone", "language": "bash"}, source="127.0.0.3") for _ in range(2)]
-    time.sleep(0.5)  # not a timing assert: gives the server the moment to queue them before they leave
+    read_all(pid, "127.0.0.3", 2)  # queued before they leave
     for client in gone:
         client.go_away()
     # Both places are free again: two waiters from one client fit (with A's places still taken, the second
@@ -321,9 +297,8 @@ def test_zz_the_server_still_answers_and_left_nothing(sandbox_fusion_server, bas
     # What may stay: the warm pool's zygote (e2beval's init, its Python and the Python it prepared), nothing else.
     until(lambda: all(comm == "e2beval" or comm.startswith("python") for comm in descendants(pid).values()),
           "only the warm pool's zygote to remain under the server")
-    until(lambda: fd_count(pid) == baseline["fds"],
-          f"the server's fd count to come back to {baseline['fds']}: {baseline['fd_targets']} then, {fd_targets(pid)} now",
-          patience=30)
+    until(lambda: fd_count(pid) == baseline["fds"], f"the server's fd count coming back to {baseline['fds']}",
+          timeout=30, detail=lambda: f"{baseline['fd_targets']} then, {fd_targets(pid)} now")
     # The local sandbox makes no host temp dirs (a run's workspace is a tmpfs in its own mount namespace); any the
     # server made would be in its TMPDIR.
     assert tmp_entries(server_tmp) == baseline["tmp"]
@@ -399,9 +374,9 @@ def test_waiting_requests_are_served_round_robin_by_client():
         # Each run prints when it ran (the sandbox's monotonic clock is the host's): the order they were served in.
         stamp = {"code": "cat /proc/uptime", "language": "bash"}
         flood = [Client(server, "/run_code", stamp, source="127.0.0.5") for _ in range(6)]
-        time.sleep(0.5)  # not a timing assert: lets the flood reach the queue first, as a flood would
+        read_all(pid, "127.0.0.5", 6)  # the flood reaches the queue first, as a flood would
         other = Client(server, "/run_code", stamp, source="127.0.0.6")
-        time.sleep(0.5)
+        read_all(pid, "127.0.0.6", 1)
         holder.go_away()
 
         def ran_at(client):

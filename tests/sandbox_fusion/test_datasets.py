@@ -16,15 +16,16 @@ import requests
 from sandbox_fusion import (GetPromptByIdRequest, GetPromptsRequest, SubmitRequest, TestConfig, get_prompt_by_id,
                             get_prompts, run_concurrent, submit, submit_safe)
 
+from support import multipl_e
+
 DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 HUMANEVAL = DATASETS / "HumanEval.jsonl.gz"
-MULTIPL_E = DATASETS / "multipl-e"
 STDIO = Path(__file__).parent / "data" / "stdio_problems.jsonl"
 # SandboxFusion's ids for the MultiPL-E files (its own test names them after the file: humaneval-<ext>.jsonl).
 MULTIPL_E_IDS = {"cpp": "multiple_cpp", "go": "multiple_go", "java": "multiple_java", "js": "multiple_js",
                  "rs": "multiple_rs", "sh": "multiple_sh", "ts": "multiple_ts"}
 
-if not HUMANEVAL.exists() or not MULTIPL_E.is_dir():
+if not HUMANEVAL.exists() or not multipl_e.DATASET_DIR.is_dir():
     # A failure, not a skip: the test command runs beside ../shared (as tests/integration/test_multipl_e.py says too).
     pytest.fail(f"the shared datasets are not at {DATASETS} (HumanEval.jsonl.gz, multipl-e/): the workplace's "
                 "shared/datasets must be beside the repository (../shared/datasets/README.md)", pytrace=False)
@@ -32,7 +33,7 @@ if not HUMANEVAL.exists() or not MULTIPL_E.is_dir():
 SERVE_OPTIONS = ["--dataset", f"humaneval_python={HUMANEVAL}", "--dataset", f"code_contests={STDIO}",
                  "--dataset", f"my_problems={STDIO}"]
 for _extension, _name in MULTIPL_E_IDS.items():
-    SERVE_OPTIONS += ["--dataset", f"{_name}={MULTIPL_E / f'humaneval-{_extension}.jsonl.gz'}"]
+    SERVE_OPTIONS += ["--dataset", f"{_name}={multipl_e.dataset(_extension)}"]
 
 
 def read_rows(path):
@@ -42,13 +43,6 @@ def read_rows(path):
 
 
 HUMANEVAL_ROWS = {row["task_id"]: row for row in read_rows(HUMANEVAL)}
-
-
-def multipl_e_row(extension, number):
-    for row in read_rows(MULTIPL_E / f"humaneval-{extension}.jsonl.gz"):
-        if row["name"].startswith(f"HumanEval_{number}_"):
-            return row
-    raise AssertionError(f"no HumanEval_{number} row in humaneval-{extension}")
 
 
 def post(endpoint, route, body):
@@ -88,7 +82,7 @@ def test_get_prompts_from_a_registered_dataset(endpoint):
 def test_free_form_prompt_is_fenced_with_the_instruction(endpoint):
     prompt = get_prompt_by_id(GetPromptByIdRequest(dataset="multiple_rs", id="HumanEval_53_add",
                                                    config=TestConfig(extra={"is_freeform": True})), endpoint=endpoint)
-    row = multipl_e_row("rs", 53)
+    row = multipl_e.row("rs", "HumanEval_53")
     assert prompt.id == "HumanEval_53_add"
     assert prompt.prompt.startswith("```rust\n" + row["prompt"] + "\n```\n\nPlease complete the above code")
     assert prompt.labels["tests"] == row["tests"]
@@ -206,20 +200,20 @@ ACCEPTED_ROWS = {"cpp": [13, 39], "go": [13, 53], "java": [13, 53], "js": [13, 5
 def test_multipl_e_gpt_answers_accepted_and_a_wrong_one_not(endpoint, extension):
     dataset = MULTIPL_E_IDS[extension]
     for number in ACCEPTED_ROWS[extension]:
-        row = multipl_e_row(extension, number)
+        row = multipl_e.row(extension, f"HumanEval_{number}")
         result = submit_once(endpoint, dataset=dataset, id=row["name"], completion=row["gpt_solution"],
                              config=TestConfig(extra={"is_freeform": True}))
         assert result.accepted, (row["name"], result.full_code, result.tests[0].exec_info)
         assert result.extra["assembly"].startswith("freeform")
-    row = multipl_e_row(extension, 13)
-    wrong = submit_once(endpoint, dataset=dataset, id=row["name"], completion=multipl_e_row(extension, 53)["gpt_solution"],
+    row = multipl_e.row(extension, "HumanEval_13")
+    wrong = submit_once(endpoint, dataset=dataset, id=row["name"], completion=multipl_e.row(extension, "HumanEval_53")["gpt_solution"],
                         config=TestConfig(extra={"is_freeform": True}))
     assert not wrong.accepted
     assert wrong.tests[0].exec_info.status == "Failed"
 
 
 def test_multipl_e_with_provided_data_and_a_continuation(endpoint):
-    row = multipl_e_row("js", 53)
+    row = multipl_e.row("js", "HumanEval_53")
     config = TestConfig(dataset_type="MultiPLEDataset", provided_data=row)
     right = submit_once(endpoint, dataset="js_rows", id=row["name"], config=config, completion="  return x + y;\n}\n")
     assert right.accepted, right.tests[0].exec_info

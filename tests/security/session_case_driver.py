@@ -18,13 +18,15 @@ import json
 import os
 import sys
 import sysconfig
-import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from e2beval import Sandbox
 from host_evidence import paths_with, processes_with
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: run as a process of its own
+from support.waiting import WaitTimeout, until  # noqa: E402
 
 
 def parse_headers(path: Path) -> dict[str, str]:
@@ -95,12 +97,12 @@ def sha256(path: str) -> str:
 
 
 def wait_until(predicate, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
+    """Whether `predicate` came true within `seconds` (the cases assert on it with their own message)."""
+    try:
+        until(predicate, "the case's condition", timeout=seconds)
+        return True
+    except WaitTimeout:
+        return False
 
 
 @dataclass

@@ -22,6 +22,7 @@ import pytest
 
 import e2beval
 from host_evidence import Listeners, make_canary, paths_with, processes_with
+from support.waiting import WaitTimeout, until
 
 # exclusive (docs/testing.md): test_zz_host_unchanged compares every e2beval cgroup and every e2beval entry of /tmp
 # with how they were before the corpus, and cannot tell another worker's sandboxes from its own leftovers.
@@ -316,23 +317,29 @@ def _parent_of(pid: int) -> int:
         return 0
 
 
+def _cgroup_files_open() -> list:
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue  # closed while we looked
+        if target.endswith("/cgroup.procs"):
+            found.append(target)
+    return found
+
+
 def _fd_count() -> int:
     """The fd count once the warm pool's background work is done: a zygote's next process is moved into its
     cgroup on a thread of its own, which holds a cgroup.procs file open for a moment after an execution
-    ends. A leak stays; that file goes: the smallest count seen over half a second."""
-    import time
-
-    fewest = len(os.listdir("/proc/self/fd"))
-    for _ in range(50):
-        time.sleep(0.01)
-        fewest = min(fewest, len(os.listdir("/proc/self/fd")))
-    return fewest
+    ends. A leak stays; that file goes: counted once no cgroup.procs file is open."""
+    until(lambda: not _cgroup_files_open(), "the warm pool closing the cgroup.procs file it moves a process with",
+          detail=_cgroup_files_open)
+    return len(os.listdir("/proc/self/fd"))
 
 
 def test_zz_host_unchanged(host: Host):
     """Runs last (pytest keeps definition order): the host must look as it did before the corpus."""
-    import time
-
     problems = []
     by_name = {c.path.name: c for c in CASES}
     e2beval.warm_up(1)  # the zygote's own fds (control socket, pidfd) are there before and after
@@ -346,14 +353,10 @@ def test_zz_host_unchanged(host: Host):
         problems.append(f"fd count of the test process changed from {before} to {after}: "
                         f"{sorted(os.listdir('/proc/self/fd'))}")
 
-    leftovers = processes_with([host.token])
-    for _ in range(20):
-        if not leftovers:
-            break
-        time.sleep(0.1)
-        leftovers = processes_with([host.token])
-    if leftovers:
-        problems.append(f"sandbox processes survived on the host: {leftovers}")
+    try:
+        until(lambda: not processes_with([host.token]), "the end of every sandbox process on the host")
+    except WaitTimeout:
+        problems.append(f"sandbox processes survived on the host: {processes_with([host.token])}")
 
     if Path("/proc/self/mountinfo").read_text() != host.mountinfo:
         problems.append("the test process's /proc/self/mountinfo changed")

@@ -109,19 +109,15 @@ def test_junk_written_through_proc_fds_cannot_stall_or_change_replies():
     found = run_scenario("""
         box.files.write("/home/user/junk.py", %r)
         box.commands.run("python3 /home/user/junk.py", background=True)
-        import time
-        started = time.monotonic()
         context = box.create_code_context(request_timeout=5)
-        created_s = time.monotonic() - started
-        started = time.monotonic()
         cell = box.run_code("sum(range(10))", context=context, timeout=10)
-        cell_s = time.monotonic() - started
         command = box.commands.run("echo fine")
         report(cell=cell.text, logs=[cell.logs.stdout, cell.logs.stderr], command=command.stdout,
-               within_timeouts=[created_s < 5 + 1, cell_s < 10 + 1])
+               alive=box.is_running())
     """ % JUNK_WRITER)
-    # The issue's bound: each call returns within the caller's timeout plus one second (here it simply works).
-    assert found == {"cell": "45", "logs": [[], []], "command": "fine\n", "within_timeouts": [True, True]}
+    # Each call has the host's deadline (5 s, 10 s): junk that stalled the agent past it would have ended the call
+    # with TimeoutException and killed the sandbox. Instead each call got its own, right reply.
+    assert found == {"cell": "45", "logs": [[], []], "command": "fine\n", "alive": True}
 
 
 def test_a_daemon_cannot_write_into_a_later_commands_output():

@@ -2,7 +2,6 @@
 pointed at it through the three environment variables it prints (E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY).
 The servers serve code-interpreter-v1 (the SDKs' default template) as users get it, with E2B's packages: the
 built-in template, built at most once per run into the tests' template cache (tests/template_cache.py)."""
-import os
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import template_cache  # noqa: E402
 
 sys.path.append(str(Path(__file__).resolve().parent))  # serve_process
 from serve_process import ServeProcess, serve_binary  # noqa: E402,F401
+from support.environment import environment  # noqa: E402
 
 
 HERE = Path(__file__).resolve().parent
@@ -39,15 +39,9 @@ def code_interpreter_template():
 @pytest.fixture(scope="module")
 def serve():
     server = ServeProcess("--max-sandboxes", "3")
-    saved = {name: os.environ.get(name) for name in server.env}
-    os.environ.update(server.env)
-    yield server
-    server.stop()
-    for name, value in saved.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+    with environment(server.env):
+        yield server
+        server.stop()
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ import subprocess
 from serve_process import ServeProcess, serve_binary
 from e2b_code_interpreter import Sandbox
 
+from support.environment import environment
+
 
 def test_the_default_template_is_e2bs_environment(sandbox):
     assert sandbox.get_info().template_id == "code-interpreter-v1"
@@ -60,23 +62,17 @@ def test_base_stays_the_bare_environment(serve):
 
 def test_bare_code_interpreter_serves_the_default_template_bare():
     server = ServeProcess("--max-sandboxes", "2", "--bare-code-interpreter")
-    saved = {name: os.environ.get(name) for name in server.env}
-    os.environ.update(server.env)
-    try:
-        sandbox = Sandbox.create(timeout=60)
+    with environment(server.env):
         try:
-            assert sandbox.get_info().template_id == "code-interpreter-v1"
-            assert "/templates/" not in sandbox.run_code("import sys; sys.prefix").text
-            assert sandbox.run_code("import pandas").error.name == "ModuleNotFoundError"
+            sandbox = Sandbox.create(timeout=60)
+            try:
+                assert sandbox.get_info().template_id == "code-interpreter-v1"
+                assert "/templates/" not in sandbox.run_code("import sys; sys.prefix").text
+                assert sandbox.run_code("import pandas").error.name == "ModuleNotFoundError"
+            finally:
+                sandbox.kill()
         finally:
-            sandbox.kill()
-    finally:
-        assert server.stop() == 0
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+            assert server.stop() == 0
 
 
 def test_a_server_whose_template_cannot_be_built_says_how_to_serve_without_it(tmp_path):

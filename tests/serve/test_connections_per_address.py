@@ -3,12 +3,12 @@ default half of --max-connections): a flood from 127.0.0.1 is refused past its s
 127.0.0.2 (another loopback address, so another client) is still served, and the flooder gets room back as
 its connections close. Loopback counts like any address. Bounded waits, not timings."""
 import socket
-import time
 from urllib.parse import urlsplit
 
 import pytest
 
 from serve_process import ServeProcess
+from support.waiting import until
 
 PATIENCE = 60
 
@@ -44,12 +44,8 @@ def _request(server, source_address):
 
 
 def _served_within_patience(server, source_address):
-    deadline = time.monotonic() + PATIENCE
-    while time.monotonic() < deadline:
-        if _request(server, source_address).startswith(b"HTTP/1.1 200"):
-            return True
-        time.sleep(0.2)
-    return False
+    return until(lambda: _request(server, source_address).startswith(b"HTTP/1.1 200"),
+                 f"a request from {source_address} being served", timeout=PATIENCE, poll=0.2)
 
 
 @pytest.mark.parametrize("options, share", [(["--max-connections", "8", "--max-connections-per-address", "3"], 3),

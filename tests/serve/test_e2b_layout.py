@@ -5,10 +5,11 @@ working directory of code and commands (and `files.get_info` agrees with `pwd`),
 test_bash_command_scoped_env_vars, test_remove_non_existing_file, test_watch_iterated,
 test_watch_recursive_directory_changes, test_watch_recursive_directory_after_nested_folder_addition)."""
 import asyncio
-import time
 
 from e2b import AsyncSandbox, FilesystemEventType
 from e2b_code_interpreter import Sandbox
+
+from support.waiting import until_async
 
 WAIT_SECONDS = 60  # a bound for a broken server, never a timing assertion
 
@@ -85,10 +86,8 @@ def test_async_watch_dir_streams_a_new_file_as_create_chmod_write(sandbox):
         events = []
         handle = await async_sandbox.files.watch_dir("/home/user/streamed", on_event=events.append)
         await async_sandbox.files.write("/home/user/streamed/new.txt", "data")
-        deadline = time.monotonic() + WAIT_SECONDS
-        while len(events) < 3:
-            assert time.monotonic() < deadline, events
-            await asyncio.sleep(0.1)
+        await until_async(lambda: len(events) >= 3, "three events for the new file", timeout=WAIT_SECONDS,
+                          detail=lambda: events)
         await handle.stop()
         return [(event.name, event.type) for event in events]
 

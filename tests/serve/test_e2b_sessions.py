@@ -4,9 +4,7 @@ module's E2B-compatible API — cells with state, errors and timeouts, a JavaScr
 streaming callbacks, background commands, stdin, files, the sandbox's lifetime — and the server's own list API
 shows that nothing is left behind."""
 import json
-import os
 import threading
-import time
 import urllib.request
 
 import pytest
@@ -16,6 +14,9 @@ from e2beval.sandbox import (CommandExitException, FileType, InvalidArgumentExce
                              TimeoutException)
 
 from serve_process import ServeProcess
+from support.clock import after_ms, before_ms, ms
+from support.environment import environment
+from support.waiting import Background, until
 from fault_proxy import FaultProxy
 from tls_test_ca import make_test_certificates
 
@@ -25,27 +26,21 @@ def server(request, tmp_path_factory):
     """serve, reached directly over plain HTTP, or over TLS through a proxy whose certificate a CA made here
     signs (the backend trusts it through E2BEVAL_E2B_CA_FILE): every session call runs both ways."""
     served = ServeProcess("--max-sandboxes", "8", "--creation-rate", "100")
-    environment = {**served.env, "E2BEVAL_E2B_CREATION_RATE": "100"}
+    variables = {**served.env, "E2BEVAL_E2B_CREATION_RATE": "100"}
     proxy = None
     if request.param == "tls":
         certificates = make_test_certificates(tmp_path_factory.mktemp("e2b-sessions-tls"))
         upstream = int(served.env["E2B_API_URL"].rsplit(":", 1)[1])
         proxy = FaultProxy(upstream, str(certificates / "proxy.pem"), str(certificates / "proxy.key")).start()
         url = f"https://127.0.0.1:{proxy.port}"
-        environment.update({"E2B_API_URL": url, "E2B_SANDBOX_URL": url, "E2BEVAL_E2B_CA_FILE": str(certificates / "ca.pem")})
-    saved = {name: os.environ.get(name) for name in environment}
-    os.environ.update(environment)
-    yield served
+        variables.update({"E2B_API_URL": url, "E2B_SANDBOX_URL": url, "E2BEVAL_E2B_CA_FILE": str(certificates / "ca.pem")})
+    with environment(variables):
+        yield served
     try:
         assert remote_sandboxes(served) == [], "a session left a sandbox on the server"
         if proxy is not None:
             assert "POST /execute" in proxy.seen  # the cells went through TLS
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         if proxy is not None:
             proxy.stop()
         assert served.stop() == 0
@@ -178,9 +173,12 @@ def test_info_timeout_and_kill(server):
     info = sandbox.get_info()
     assert info.sandbox_id == sandbox.sandbox_id and info.metadata == {"purpose": "test"} and info.state == "running"
     remote_end = api(server, "GET", f"/sandboxes/{sandbox.sandbox_id}")["endAt"]
+    asked = before_ms()
     sandbox.set_timeout(600)
+    answered = after_ms()
     assert api(server, "GET", f"/sandboxes/{sandbox.sandbox_id}")["endAt"] > remote_end  # RFC 3339 strings sort
-    assert (sandbox.get_info().end_at - info.started_at).total_seconds() > 500
+    # The new end is 600 s after the moment the server took the call: between the instants around it.
+    assert asked + 600_000 <= ms(sandbox.get_info().end_at) <= answered + 600_000
     assert e2beval.Sandbox.connect(sandbox.sandbox_id).sandbox_id == sandbox.sandbox_id
     assert sandbox.kill() is True
     assert sandbox.sandbox_id not in remote_sandboxes(server)
@@ -191,16 +189,17 @@ def test_info_timeout_and_kill(server):
 
 
 def test_a_sandbox_killed_mid_request_is_a_clear_error(server):
-    sandbox = e2beval.Sandbox.create(backend="e2b", timeout=60)
-    killer = threading.Timer(1.0, lambda: api(server, "DELETE", f"/sandboxes/{sandbox.sandbox_id}"))
-    killer.start()
-    started = time.monotonic()
-    try:
-        with pytest.raises(SandboxException, match="E2B sandbox is gone"):
-            sandbox.run_code("import time\ntime.sleep(30)", timeout=60)
-    finally:
-        killer.join()
-    assert time.monotonic() - started < 25  # told at once, not at the cell's end
+    sandbox = e2beval.Sandbox.create(backend="e2b", timeout=600)
+    running = threading.Event()
+    # The cell never ends on its own and its timeout is far off: only the kill can end the call, and it must say so
+    # (a call the kill did not wake would run into its own timeout, a TimeoutException without "gone").
+    call = Background(lambda: sandbox.run_code("import time\nprint('running', flush=True)\nwhile True:\n    time.sleep(1)",
+                                               timeout=600, on_stdout=lambda message: running.set()),
+                      "run_code in the sandbox being killed")
+    until(running.is_set, "the cell's first output")  # the kill comes mid-request, not before the cell ran
+    api(server, "DELETE", f"/sandboxes/{sandbox.sandbox_id}")
+    with pytest.raises(SandboxException, match="E2B sandbox is gone"):
+        call.result()
     assert not sandbox.is_running()
     with pytest.raises(SandboxException, match="closed"):
         sandbox.commands.run("true")

@@ -5,7 +5,6 @@ sandbox is left on the server once the grading process (the e2beval daemon) has 
 import json
 import shutil
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from _support import REPO, require_importable_e2beval, run_promptfoo  # noqa: E4
 from test_examples import TUTORIAL, check_case, check_run  # noqa: E402
 
 from serve_process import ServeProcess  # noqa: E402
+from support.waiting import until  # noqa: E402
 
 # The daemon that grades the assertions holds the remote sandboxes it reuses until it ends, idle this long.
 DAEMON_IDLE_S = 2
@@ -57,11 +57,7 @@ def test_the_tutorial_suite_on_the_e2b_backend(tmp_path):
                 assert metadata["backend"] == "e2b", (description, metadata)
         assert server.env["E2B_API_KEY"] not in run.proc.stdout + run.proc.stderr
         # The grading daemon kills its remote sandboxes when it ends (idle DAEMON_IDLE_S after the last test).
-        deadline = time.monotonic() + 60
-        left = _sandboxes(server)
-        while left and time.monotonic() < deadline:
-            time.sleep(0.5)
-            left = _sandboxes(server)
-        assert left == []
+        until(lambda: not _sandboxes(server), "the idle grading daemon killing its remote sandboxes",
+              detail=lambda: _sandboxes(server))
     finally:
         assert server.stop() == 0

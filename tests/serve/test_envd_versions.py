@@ -3,12 +3,12 @@ version reported"). The SDK switches on by the version: at 0.4.0 it stops naming
 Authorization header), at 0.5.7 it uploads as application/octet-stream. The server must serve both before the
 version it reports may pass them, so the SDK is pointed at 0.5.7 here and its requests are recorded."""
 import gzip as gzip_module
-import time
 
 import httpx
-import pytest
 from e2b import FilesystemEventType, Sandbox
 from packaging.version import Version
+
+from support.waiting import until
 
 REPORTED = Version("0.5.7")
 
@@ -64,11 +64,9 @@ def test_what_the_sdk_sends_from_0_4_0_to_0_5_7_is_served(sandbox):
     handle = sandbox.files.watch_dir("/home/user", recursive=True)
     assert sandbox.commands.run("echo hi > /home/user/by-command.txt && cat /home/user/by-command.txt").stdout == "hi\n"
     events = []
-    for _ in range(600):  # a bound for a broken server (60 s), never a timing assertion
-        time.sleep(0.1)
-        events += handle.get_new_events()
-        if ("by-command.txt", FilesystemEventType.CREATE) in {(event.name, event.type) for event in events}:
-            break
-    else:
-        pytest.fail("no event for by-command.txt: %r" % events)
+
+    def created():
+        events.extend(handle.get_new_events())
+        return ("by-command.txt", FilesystemEventType.CREATE) in {(event.name, event.type) for event in events}
+    until(created, "a create event for by-command.txt", detail=lambda: events)
     handle.stop()

@@ -8,13 +8,14 @@ It runs in tests/serve (so in scripts/test.sh) because it takes well under a min
 cores)."""
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from e2b_code_interpreter import Sandbox
 
 from serve_process import ServeProcess
+from support.processes import descendants
+from support.waiting import until
 
 # exclusive (docs/testing.md): 50 clients at once crowd out every other test, and its server's rest state is
 # awaited under a bound that a crowded machine could exceed.
@@ -23,24 +24,6 @@ pytestmark = pytest.mark.exclusive
 CLIENTS = 50
 CALLS = 20
 PATIENCE = 60  # seconds to wait for the server to settle back to rest: a bound, not a measurement
-
-
-def _descendants(pid):
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parent = int(stat[stat.rindex(")") + 2:].split()[1])
-            children.setdefault(parent, []).append(int(entry))
-    found, pending = set(), [pid]
-    while pending:
-        for child in children.get(pending.pop(), []):
-            found.add(child)
-            pending.append(child)
-    return found
 
 
 def _sandbox_cgroups(pid):
@@ -53,14 +36,31 @@ def _sandbox_cgroups(pid):
             base = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
             if not base.is_dir():
                 continue
-            for directory in base.rglob(f"e2beval-{pid}-*"):
-                if directory.is_dir():
-                    found.add(os.path.realpath(directory))  # cpu and cpuacct may be one hierarchy under two names
+            # os.walk, not rglob: a sandbox's cgroup removed while the walk is in it is skipped, not an error.
+            for directory, names, _ in os.walk(base):
+                found.update(os.path.realpath(os.path.join(directory, name))  # cpu and cpuacct may be one
+                             for name in names if name.startswith(f"e2beval-{pid}-"))  # hierarchy under two names
     return found
 
 
+def _children(pid):
+    try:
+        return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                for child in (task / "children").read_text().split()]
+    except OSError:  # it ended while we looked
+        return []
+
+
+def _ready_sandbox_up(pid):
+    """The server's one ready sandbox (--ready-sandboxes' default) is up: its init, its agent, and the Python kernel
+    the agent starts before the first cell (a launcher and, below it, the kernel)."""
+    inits = _children(pid)
+    agents = _children(inits[0]) if len(inits) == 1 else []
+    return len(agents) == 1 and any(_children(launcher) for launcher in _children(agents[0]))
+
+
 def _at_rest(pid):
-    return len(_descendants(pid)), len(_sandbox_cgroups(pid))
+    return len(descendants(pid)), len(_sandbox_cgroups(pid))
 
 
 def _client(results, index):
@@ -86,12 +86,8 @@ def test_fifty_clients_twenty_calls_each_leave_nothing_behind(monkeypatch):
     try:
         mounts_before = Path("/proc/self/mountinfo").read_text()
         Sandbox.create(timeout=60).kill()  # brings up the session pool's ready sandbox: the server at rest
-        time.sleep(1)
-        rest = _at_rest(pid)
-        deadline = time.monotonic() + PATIENCE
-        while time.monotonic() < deadline and _at_rest(pid) != rest:
-            time.sleep(0.5)
-        rest = _at_rest(pid)
+        rest = until(lambda: _ready_sandbox_up(pid) and _at_rest(pid), "the session pool's ready sandbox starting",
+                     timeout=PATIENCE)
 
         results = [None] * CLIENTS
         threads = [threading.Thread(target=_client, args=(results, index)) for index in range(CLIENTS)]
@@ -102,11 +98,8 @@ def test_fifty_clients_twenty_calls_each_leave_nothing_behind(monkeypatch):
         assert results == ["ok"] * CLIENTS, [result for result in results if result != "ok"][:5]
 
         assert Sandbox.list().next_items() == []
-        deadline = time.monotonic() + PATIENCE
-        while time.monotonic() < deadline and _at_rest(pid) != rest:
-            time.sleep(0.5)
-        assert _at_rest(pid) == rest, (f"processes below the server / sandbox cgroups: {_at_rest(pid)}, at rest {rest}; "
-                                       f"cgroups {sorted(_sandbox_cgroups(pid))}")
+        until(lambda: _at_rest(pid) == rest, f"the server coming back to rest ({rest}: processes below it, sandbox cgroups)",
+              timeout=PATIENCE, poll=0.5, detail=lambda: f"{_at_rest(pid)}; cgroups {sorted(_sandbox_cgroups(pid))}")
         assert Path("/proc/self/mountinfo").read_text() == mounts_before
     finally:
         assert server.stop() == 0

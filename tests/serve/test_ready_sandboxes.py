@@ -2,12 +2,12 @@
 server's children), and a create hands one of them out instead of starting another (docs/serve.md, "Speed")."""
 import os
 import subprocess
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from e2b_code_interpreter import Sandbox
 
 from serve_process import ServeProcess
+from support.waiting import until
 
 
 def children(pid):
@@ -18,13 +18,10 @@ def children(pid):
     return set(found)
 
 
-def wait_for_children(pid, count, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if len(children(pid)) >= count:
-            return children(pid)
-        time.sleep(0.1)
-    raise AssertionError(f"the server has {len(children(pid))} children after {seconds} s, not {count}")
+def wait_for_children(pid, count):
+    until(lambda: len(children(pid)) >= count, f"the server's {count} ready sandboxes starting",
+          detail=lambda: f"{len(children(pid))} children")
+    return children(pid)
 
 
 def test_ready_sandboxes_start_before_any_request_and_are_handed_out(monkeypatch):

@@ -1,18 +1,10 @@
 """After SIGTERM, `e2beval serve` leaves no sandbox behind: no process of a session, no cgroup."""
 import os
-import subprocess
 
 from e2b_code_interpreter import Sandbox
 
 from serve_process import ServeProcess
-
-
-def _descendants(pid):
-    children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout.split()
-    found = [int(child) for child in children]
-    for child in list(found):
-        found += _descendants(child)
-    return found
+from support.processes import descendants
 
 
 def _sandbox_cgroups(owner_pid):
@@ -28,7 +20,7 @@ def test_sigterm_kills_every_sandbox(monkeypatch):
         monkeypatch.setenv(name, value)
     sandboxes = [Sandbox.create(timeout=120) for _ in range(2)]
     assert sandboxes[0].run_code("1").text == "1"
-    sandbox_processes = _descendants(server.process.pid)
+    sandbox_processes = descendants(server.process.pid)
     assert sandbox_processes, "the sandboxes' processes should be the server's descendants"
     assert server.stop() == 0
     alive = [pid for pid in sandbox_processes if os.path.exists(f"/proc/{pid}")]

@@ -3,7 +3,6 @@ connection an idle timeout, and open connections a cap; meanwhile other clients 
 answer (/execute) is not cut by any of these. The deadlines are set short here with the serve options, and the
 tests assert what the server does (closes the socket, answers the other client), not how long it took."""
 import socket
-import time
 from urllib.parse import urlsplit
 
 import httpx
@@ -11,6 +10,8 @@ import pytest
 from e2b_code_interpreter import Sandbox
 
 from serve_process import ServeProcess
+from support.processes import tcp_connections
+from support.waiting import until
 
 # How long a test waits for the server to act on a 1 s deadline before calling it a failure: a bound, not a
 # measurement.
@@ -24,6 +25,13 @@ def short_deadlines(monkeypatch):
         monkeypatch.setenv(name, value)
     yield server
     server.stop()
+
+
+def _served(server) -> bool:
+    try:
+        return _list(server).status_code == 200
+    except httpx.TransportError:
+        return False
 
 
 def _connect(server):
@@ -87,8 +95,10 @@ def test_streaming_answers_outlast_the_deadlines(short_deadlines):
         # /execute streams for 3 s, past every 1 s deadline; so does a command's Start stream.
         assert sandbox.run_code("import time\ntime.sleep(3)\n6 * 7", timeout=60).text == "42"
         assert sandbox.commands.run("sleep 3; echo done", timeout=60).stdout == "done\n"
-        # The SDK's pooled connections outlive the idle timeout on the server's side; the next call still works.
-        time.sleep(2)
+        # The SDK's pooled connections outlive the idle timeout on the server's side (it closes them all once
+        # idle); the next call still works.
+        until(lambda: not tcp_connections(short_deadlines.process.pid),
+              "the server closing the SDK's idle connections", timeout=PATIENCE)
         assert sandbox.run_code("1 + 1", timeout=60).text == "2"
     finally:
         sandbox.kill()
@@ -113,14 +123,7 @@ def test_connections_past_the_cap_are_refused_and_room_comes_back():
         for connection in held:
             connection.close()
         # Room again once the held connections are gone (the server notices their end on its own time).
-        for _ in range(100):
-            try:
-                if _list(server).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        else:
-            pytest.fail("no request was served after the held connections closed")
+        until(lambda: _served(server), "a request served after the held connections closed", timeout=PATIENCE,
+              poll=0.2)
     finally:
         server.stop()

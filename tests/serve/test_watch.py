@@ -3,12 +3,13 @@ files.watch_dir (CreateWatcher, GetWatcherEvents, RemoveWatcher) and the async S
 events for a file written, a file removed, a directory made, recursive events in a subdirectory, stop, a missing
 directory, and the access token."""
 import asyncio
-import time
 
 import httpx
 import pytest
 from e2b import (AsyncSandbox, FilesystemEventType, InvalidArgumentException, NotFoundException, Sandbox,
                  SandboxException)
+
+from support.waiting import until, until_async
 
 WAIT_SECONDS = 60  # a bound for a broken server, never a timing assertion
 
@@ -19,11 +20,11 @@ def names_and_types(events):
 
 def poll_until(handle, wanted):
     seen = []
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not set(wanted) <= names_and_types(seen):
-        assert time.monotonic() < deadline, "never saw %r; saw %r" % (wanted, seen)
-        seen += handle.get_new_events()
-        time.sleep(0.1)
+
+    def all_seen():
+        seen.extend(handle.get_new_events())
+        return set(wanted) <= names_and_types(seen)
+    until(all_seen, f"the events {wanted}", timeout=WAIT_SECONDS, poll=0.1, detail=lambda: f"saw {seen}")
     return seen
 
 
@@ -111,10 +112,8 @@ def test_async_watch_dir_streams_events_recursively_and_stops(sandbox):
         wanted = {("file.txt", FilesystemEventType.CREATE), ("file.txt", FilesystemEventType.WRITE),
                   ("sub", FilesystemEventType.CREATE), ("sub/inner.txt", FilesystemEventType.CREATE),
                   ("file.txt", FilesystemEventType.REMOVE)}
-        deadline = time.monotonic() + WAIT_SECONDS
-        while not wanted <= names_and_types(events):
-            assert time.monotonic() < deadline, "never saw %r; saw %r" % (wanted, events)
-            await asyncio.sleep(0.1)
+        await until_async(lambda: wanted <= names_and_types(events), f"the events {wanted}", timeout=WAIT_SECONDS,
+                          detail=lambda: f"saw {events}")
         await handle.stop()
         assert exits == [None]  # a stop is a clean end
         # Each stopped stream's watcher is removed on the server: after 20 streams opened and stopped, the 64
@@ -124,19 +123,19 @@ def test_async_watch_dir_streams_events_recursively_and_stops(sandbox):
             await handle.stop()
 
     asyncio.run(scenario())
-    deadline = time.monotonic() + WAIT_SECONDS
-    while True:
+    def all_64_created():
         handles = []
         try:
             for _ in range(64):
                 handles.append(sandbox.files.watch_dir("/home/user/live"))
-            break
+            return True
         except InvalidArgumentException:  # some of the 20 are not gone yet
-            assert time.monotonic() < deadline, "the stopped streams' watchers were never removed"
-            time.sleep(0.2)
+            return False
         finally:
             for handle in handles:
                 handle.stop()
+    until(all_64_created, "the removal of the stopped streams' watchers (64 created again)", timeout=WAIT_SECONDS,
+          poll=0.2)
 
 
 def test_async_watch_dir_ends_at_its_timeout_and_when_its_directory_goes(sandbox):
@@ -151,10 +150,8 @@ def test_async_watch_dir_ends_at_its_timeout_and_when_its_directory_goes(sandbox
                                             timeout=1)
         await async_sandbox.files.watch_dir("/home/user/doomed", on_event=events.append, on_exit=gone.append)
         await async_sandbox.files.remove("/home/user/doomed")
-        deadline = time.monotonic() + WAIT_SECONDS
-        while not (timed and gone):
-            assert time.monotonic() < deadline, (timed, gone)
-            await asyncio.sleep(0.1)
+        await until_async(lambda: timed and gone, "the end of both watchers", timeout=WAIT_SECONDS,
+                          detail=lambda: (timed, gone))
         assert isinstance(timed[0], TimeoutException), timed
         assert gone == [None]  # a clean end: nothing more can come
         assert (".", FilesystemEventType.REMOVE) in names_and_types(events)  # envd names the directory itself "."

@@ -4,34 +4,24 @@ reprs, Out/_ and E2B's formatters (DataFrame `data`, figures as `png` with their
 `json`, PIL images saved to a file) come back as E2B's server gives them. Through the official Python SDK
 against a real `e2beval serve`, as users of E2B run them (issue 33)."""
 import base64
-import importlib.util
-import os
+import sys
 from pathlib import Path
 
 import pytest
 
+from support.environment import environment
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _serve_process_class():
-    spec = importlib.util.spec_from_file_location("serve_support", REPO / "tests" / "serve" / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ServeProcess
+sys.path.append(str(REPO / "tests" / "serve"))  # serve_process, imported by name, not tests/serve/conftest.py
+from serve_process import ServeProcess  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def serve(code_interpreter):
-    server = _serve_process_class()("--max-sandboxes", "3")
-    saved = {name: os.environ.get(name) for name in server.env}
-    os.environ.update(server.env)
-    yield server
-    server.stop()
-    for name, value in saved.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+    server = ServeProcess("--max-sandboxes", "3")
+    with environment(server.env):
+        yield server
+        server.stop()
 
 
 @pytest.fixture

@@ -1,36 +1,24 @@
 """The data-science template through the other faces: the official e2b_code_interpreter SDK against a real
 `e2beval serve` (templateID), and the promptfoo example of examples/templates under a real `promptfoo eval`."""
 import base64
-import importlib.util
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from support.environment import environment
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _serve_process_class():
-    # tests/serve/conftest.py starts servers for the SDK tests; the same, without importing it as a conftest.
-    spec = importlib.util.spec_from_file_location("serve_support", REPO / "tests" / "serve" / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ServeProcess
+sys.path.append(str(REPO / "tests" / "serve"))  # serve_process, imported by name, not tests/serve/conftest.py
+from serve_process import ServeProcess  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def serve(data_science):
-    server = _serve_process_class()("--max-sandboxes", "3")
-    saved = {name: os.environ.get(name) for name in server.env}
-    os.environ.update(server.env)
-    yield server
-    server.stop()
-    for name, value in saved.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+    server = ServeProcess("--max-sandboxes", "3")
+    with environment(server.env):
+        yield server
+        server.stop()
 
 
 def test_official_sdk_gets_png_and_data_from_a_template(serve, data_science):
