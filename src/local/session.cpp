@@ -1,4 +1,4 @@
-// LocalSession: a long-lived local sandbox whose program is the session agent (src/local/session_agent.py).
+// LocalSession: a long-lived local sandbox whose program is the session agent (src/local/session_agent/).
 // The host side writes one JSON request per line to the agent's stdin and reads its events, one JSON
 // object per line, from its stdout (docs/session-protocol.md). The sandbox is built exactly like a
 // one-shot execution's (LocalSandbox::base_request); what differs is listed in session_request().

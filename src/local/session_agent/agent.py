@@ -253,7 +253,6 @@ class Agent:
             except subprocess.TimeoutExpired:
                 pass
 
-
     def ping(self, request_id, request):
         self.reply(request_id, python="%d.%d.%d" % sys.version_info[:3], node=self.node_version)
 
@@ -267,4 +266,3 @@ class Agent:
         streaming = self.streaming.get(target)
         if streaming is not None:
             streaming.interrupt("request", mode)
-

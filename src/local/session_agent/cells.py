@@ -24,8 +24,6 @@ def checked_outcome(message):
             "timed_out": message.get("timed_out") is True}
 
 
-
-
 class CellRun:
     """The state of one run_code request while it streams: waiting for its context (cells of one context run
     one after another), running, then collecting its kernel's exit status when the kernel died. The event loop
@@ -91,7 +89,7 @@ class CellRun:
         for stream in STREAMS:
             self.pipe_release(stream)  # what came after the mark, up to the next one
 
-    # The Python kernel puts a mark on its output pipes before each message (PYTHON_KERNEL's send): pipe bytes
+    # The Python kernel puts a mark on its output pipes before each message (kernels/python_kernel.py's send): pipe bytes
     # after a mark wait until its message is handled, so output keeps its place among results. Marks are
     # stripped; a mark whose message never comes (a forked process's, or one the cell wrote itself) is dropped
     # at the next message or at the cell's end.
@@ -243,4 +241,3 @@ class CellRun:
             self.context.drain_output()
             self.restarted = True
             self.finished = True
-

@@ -120,7 +120,7 @@ class Context:
         return self.proc is not None and self.proc.poll() is None and self.readers and self.readers[2].open
 
     def send(self, request):
-        if self.language == "bash":  # NUL-terminated fields, read by bash's `read -d ''` (see BASH_KERNEL)
+        if self.language == "bash":  # NUL-terminated fields, read by bash's `read -d ''` (see kernels/bash_kernel.sh)
             envs = request["envs"] or {}
             fields = [request["cell"], str(request["count"]), str(len(envs))]
             for name, value in envs.items():
@@ -291,8 +291,8 @@ class Contexts:
                     self.agent.emit({"id": cell.id, "type": "failure", "kind": error.kind, "message": error.message})
                     continue
                 self.agent.emit({"id": cell.id, "type": "stderr", "timestamp": now_iso(),
-                           "text": "[e2beval: the context's process had exited; it was restarted and its state is "
-                                   "lost]\n"})
+                                 "text": "[e2beval: the context's process had exited; it was restarted and its state is "
+                                         "lost]\n"})
             context.count += 1
             cell.count = context.count
             context.cell = cell
@@ -331,13 +331,13 @@ class Contexts:
                 self.agent.emit({"id": request_id, "type": "timeout", "seconds": cell.timeout, "context_restarted": False})
             else:
                 self.agent.emit({"id": request_id, "type": "error", "name": "KeyboardInterrupt", "traceback": "",
-                           "value": "interrupted before it ran (it was waiting for the context's previous cell)"})
+                                 "value": "interrupted before it ran (it was waiting for the context's previous cell)"})
             self.agent.emit({"id": request_id, "type": "end_of_execution"})
             return
         if cell.ended_by is not None:
             self.agent.emit({"id": request_id, "type": "error", "name": "ContextRestarted", "traceback": "",
-                       "value": "the context was %s while the cell ran; its state is lost" % (
-                           "restarted (restart_context)" if cell.ended_by == "restart" else "removed (remove_context)")})
+                             "value": "the context was %s while the cell ran; its state is lost" % (
+                                 "restarted (restart_context)" if cell.ended_by == "restart" else "removed (remove_context)")})
         elif cell.restarted or cell.kernel_gone:
             returncode = context.child.returncode() if cell.kernel_gone and context.child is not None else None
             context.restart()
@@ -345,14 +345,14 @@ class Contexts:
                 self.agent.emit({"id": request_id, "type": "timeout", "seconds": cell.timeout, "context_restarted": True})
             elif cell.restarted:
                 self.agent.emit({"id": request_id, "type": "error", "name": "ContextRestarted", "traceback": "",
-                           "value": "the cell did not stop within %g s of the interrupt; the context was restarted "
-                                    "and its state is lost" % INTERRUPT_GRACE_SECONDS})
+                                 "value": "the cell did not stop within %g s of the interrupt; the context was restarted "
+                                          "and its state is lost" % INTERRUPT_GRACE_SECONDS})
             else:
                 how = ("exit code %d" % returncode if returncode is not None and returncode >= 0 else
                        exit_status(returncode)[1] if returncode is not None else "its control channel closed")
                 self.agent.emit({"id": request_id, "type": "error", "name": "KernelDied", "traceback": "",
-                           "value": "the context's process ended while running the cell (%s); the context was "
-                                    "restarted and its state is lost" % how})
+                                 "value": "the context's process ended while running the cell (%s); the context was "
+                                          "restarted and its state is lost" % how})
         elif timed_out:
             if error is not None and not outcome.get("interrupted") and not outcome.get("timed_out"):
                 self.agent.emit({"id": request_id, "type": "error", **error})  # a real error, not the interruption
@@ -409,6 +409,5 @@ class Contexts:
             cell = context.waiting.popleft()
             if self.agent.streaming.pop(cell.id, None) is not None:
                 self.agent.emit({"id": cell.id, "type": "failure", "kind": kind.not_found,
-                           "message": "Context %s was removed before the cell ran" % context.id})
+                                 "message": "Context %s was removed before the cell ran" % context.id})
         self.agent.reply(request_id)
-

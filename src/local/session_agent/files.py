@@ -293,4 +293,3 @@ class Files:
         except OSError as exc:
             raise self.os_failure(op.files_rename, "%s -> %s" % (old, new), exc)
         self.agent.reply(request_id, entry=entry_info(new))
-

@@ -11,7 +11,7 @@ import time
 from session_agent.limits import OUTPUT_CAP_BYTES, OUTPUT_FLUSH_SECONDS, STREAMS, TRUNCATION_MARKER
 from session_agent.protocol import HostGone
 
-# Where a Python kernel's message sits in its output (PYTHON_KERNEL's send, CellRun.on_pipe).
+# Where a Python kernel's message sits in its output (kernels/python_kernel.py's send, CellRun.on_pipe).
 OUTPUT_MARK = re.compile(rb"\0\x01e2beval-mark:([0-9.]{1,40})\0")
 OUTPUT_MARK_PREFIX = b"\0\x01e2beval-mark:"
 MARK_HOLD_CAP_BYTES = 1 << 20  # pipe bytes held behind a mark, at most (more goes on without waiting)
@@ -27,8 +27,6 @@ def partial_mark_length(data):
     if OUTPUT_MARK_PREFIX.startswith(tail[:len(OUTPUT_MARK_PREFIX)]) and re.fullmatch(rb"[0-9.]*", tail[len(OUTPUT_MARK_PREFIX):]):
         return len(tail)
     return 0
-
-
 
 
 def now_iso():
@@ -50,7 +48,6 @@ def write_all(fd, data):
         except (BrokenPipeError, ConnectionResetError):
             raise HostGone()
         view = view[written:]
-
 
 
 class OutputStreams:
@@ -142,4 +139,3 @@ class CellOutput:
     def check_clock(self):
         if self.flush_at is not None and time.monotonic() >= self.flush_at:
             self.flush()
-

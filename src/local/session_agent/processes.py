@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 
+
 def kill_group(pid):
     """SIGKILL a child and its process group. A contained child is the init of its own pid namespace: SIGKILL
     to it ends every process in that namespace. On a host run (no isolation) the child leads a process group
@@ -246,4 +247,3 @@ class PipeWriter:
                 self.registered = False
             os.close(self.fd)
             self.fd = None
-

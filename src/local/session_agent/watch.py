@@ -146,8 +146,8 @@ class DirectoryWatcher:
                 self.push(path, event_type)
             return
         event_type = ("create" if flags & (IN_CREATE | IN_MOVED_TO) else "write" if flags & IN_MODIFY
-                else "remove" if flags & IN_DELETE else "rename" if flags & IN_MOVED_FROM
-                else "chmod" if flags & IN_ATTRIB else None)
+                      else "remove" if flags & IN_DELETE else "rename" if flags & IN_MOVED_FROM
+                      else "chmod" if flags & IN_ATTRIB else None)
         if event_type is None:
             return
         self.push(path, event_type)
