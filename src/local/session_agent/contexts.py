@@ -276,20 +276,21 @@ class Contexts:
             cell = context.waiting.popleft()
             if cell.finished:
                 continue  # interrupted or timed out while it waited: settled by advance()
-            if not context.launched:  # a default context's first cell: its kernel starts now
+            # A default context's first cell starts its kernel; a kernel that died is restarted (the cell is told
+            # its state is lost).
+            first = not context.launched
+            restart = not first and not context.alive
+            if first or restart:
                 try:
-                    context.start()
+                    if first:
+                        context.start()
+                    else:
+                        context.restart()
                 except Failure as error:
                     self.agent.streaming.pop(cell.id, None)
                     self.agent.emit({"id": cell.id, "type": "failure", "kind": error.kind, "message": error.message})
                     continue
-            elif not context.alive:
-                try:
-                    context.restart()
-                except Failure as error:
-                    self.agent.streaming.pop(cell.id, None)
-                    self.agent.emit({"id": cell.id, "type": "failure", "kind": error.kind, "message": error.message})
-                    continue
+            if restart:
                 self.agent.emit({"id": cell.id, "type": "stderr", "timestamp": now_iso(),
                                  "text": "[e2beval: the context's process had exited; it was restarted and its state is "
                                          "lost]\n"})

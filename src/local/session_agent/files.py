@@ -46,20 +46,13 @@ def os_failure(request_op, path, exc, home):
     return Failure(kind.io, message)
 
 
-@functools.lru_cache(maxsize=256)
-def user_name(uid):
+@functools.lru_cache(maxsize=512)
+def account_name(lookup, number):
+    """The name of user or group `number` (lookup: pwd.getpwuid or grp.getgrgid), or the number as text."""
     try:
-        return pwd.getpwuid(uid).pw_name
+        return lookup(number)[0]
     except (KeyError, OSError):
-        return str(uid)
-
-
-@functools.lru_cache(maxsize=256)
-def group_name(gid):
-    try:
-        return grp.getgrgid(gid).gr_name
-    except (KeyError, OSError):
-        return str(gid)
+        return str(number)
 
 
 def entry_info(path):
@@ -67,7 +60,7 @@ def entry_info(path):
     kind_of_entry = "symlink" if stat.S_ISLNK(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode) else "file"
     info = {"name": os.path.basename(path) or "/", "type": kind_of_entry, "path": path, "size": st.st_size,
             "mode": stat.S_IMODE(st.st_mode), "permissions": stat.filemode(st.st_mode),
-            "owner": user_name(st.st_uid), "group": group_name(st.st_gid),
+            "owner": account_name(pwd.getpwuid, st.st_uid), "group": account_name(grp.getgrgid, st.st_gid),
             "modified_time": iso_from_timestamp(st.st_mtime)}
     if kind_of_entry == "symlink":
         info["symlink_target"] = os.readlink(path)

@@ -534,14 +534,7 @@ def serve(control_in_fd, control_out_fd, kernel):
         tb = exc.__traceback__
         while tb is not None and not tb.tb_frame.f_code.co_filename.startswith("<cell "):
             tb = tb.tb_next
-        last_kept = None
-        walker = tb
-        while walker is not None:
-            if walker.tb_frame.f_code not in kernel_code:
-                last_kept = walker
-            walker = walker.tb_next
-        if last_kept is not None:
-            last_kept.tb_next = None
+        tb = without_kernel_frames(tb)
         try:
             if tb is None:
                 lines = traceback.format_exception_only(type(exc), exc)
