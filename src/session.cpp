@@ -8,6 +8,7 @@
 #include "e2beval/core/error.hpp"
 #include "core/base64.hpp"
 #include "core/json_fields.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval {
 
@@ -93,17 +94,17 @@ std::optional<std::chrono::milliseconds> bounded(std::chrono::milliseconds durat
 
 bool session_request_streams(const json::object& request) {
     const auto op = op_of(request);
-    return op == "run_code" || (op == "run_command" && !is_true(request, "background")) || op == "command_wait";
+    return op == session_op::run_code || (op == session_op::run_command && !is_true(request, "background")) || op == session_op::command_wait;
 }
 
 std::optional<std::chrono::milliseconds> session_request_budget(const json::object& request,
                                                                 std::optional<std::chrono::milliseconds> request_timeout) {
     const auto op = op_of(request);
-    if (op == "run_code" || op == "command_wait") {
+    if (op == session_op::run_code || op == session_op::command_wait) {
         const auto timeout = seconds_field(request, "timeout");
         return timeout ? bounded(*timeout) : std::nullopt;
     }
-    if (op == "run_command" && !is_true(request, "background"))
+    if (op == session_op::run_command && !is_true(request, "background"))
         return bounded(seconds_field(request, "timeout").value_or(kSessionCommandTimeout));
     return bounded(request_timeout.value_or(kSessionRequestTimeout));
 }
@@ -119,7 +120,7 @@ std::optional<std::string> Execution::text() const {
 Execution Session::run_code(const std::string& code, const std::optional<std::string>& language,
                             const std::optional<std::string>& context, std::optional<std::chrono::milliseconds> timeout,
                             const SessionEventHandler& on_event) {
-    json::object request{{"op", "run_code"}, {"code", code}};
+    json::object request{{"op", session_op::run_code}, {"code", code}};
     if (language) request["language"] = *language;
     if (context) request["context"] = *context;
     if (timeout) request["timeout"] = seconds(*timeout);
@@ -147,7 +148,7 @@ Execution Session::run_code(const std::string& code, const std::optional<std::st
 }
 
 CommandOutput Session::run_command(const std::string& command, std::optional<std::chrono::milliseconds> timeout) {
-    json::object request{{"op", "run_command"}, {"cmd", command}, {"background", false}};
+    json::object request{{"op", session_op::run_command}, {"cmd", command}, {"background", false}};
     if (timeout) request["timeout"] = seconds(*timeout);
     CommandOutput output;
     const auto end = checked(call(std::move(request), [&](const SessionEvent& event) {
@@ -162,11 +163,11 @@ CommandOutput Session::run_command(const std::string& command, std::optional<std
 }
 
 void Session::write_file(const std::string& path, const std::string& bytes) {
-    checked(call({{"op", "files_write"}, {"path", path}, {"data", base64_encode(bytes)}}));
+    checked(call({{"op", session_op::files_write}, {"path", path}, {"data", base64_encode(bytes)}}));
 }
 
 std::string Session::read_file(const std::string& path) {
-    const auto reply = checked(call({{"op", "files_read"}, {"path", path}}));
+    const auto reply = checked(call({{"op", session_op::files_read}, {"path", path}}));
     return base64_decode(string_field(reply, "data"));
 }
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 from e2beval import _core
+from e2beval.session_protocol import op
 
 __all__ = [
     "Sandbox",
@@ -417,15 +418,15 @@ class CommandHandle:
 
     def wait(self, on_stdout: Optional[Callable[[str], None]] = None,
              on_stderr: Optional[Callable[[str], None]] = None, timeout: Optional[float] = None) -> CommandResult:
-        return _wait_for_command(self._channel, {"op": "command_wait", "pid": self.pid, "timeout": timeout},
+        return _wait_for_command(self._channel, {"op": op.command_wait, "pid": self.pid, "timeout": timeout},
                                  on_stdout, on_stderr)
 
     def kill(self, request_timeout: Optional[float] = None) -> bool:
-        return bool(self._channel.call({"op": "command_kill", "pid": self.pid}, request_timeout=request_timeout).get("killed"))
+        return bool(self._channel.call({"op": op.command_kill, "pid": self.pid}, request_timeout=request_timeout).get("killed"))
 
     def send_stdin(self, data: Union[str, bytes], request_timeout: Optional[float] = None) -> None:
         text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
-        self._channel.call({"op": "command_send_stdin", "pid": self.pid, "data": _check_text(text, "stdin data")},
+        self._channel.call({"op": op.command_send_stdin, "pid": self.pid, "data": _check_text(text, "stdin data")},
                            request_timeout=request_timeout)
 
     def disconnect(self) -> None:
@@ -473,7 +474,7 @@ class Commands:
         """Runs ``/bin/bash -c cmd``. Foreground: returns a CommandResult, or raises CommandExitException for a
         non-zero exit and TimeoutException past ``timeout`` seconds (0: none). Background: a CommandHandle."""
         request = {
-            "op": "run_command",
+            "op": op.run_command,
             "cmd": _check_text(cmd, "the command"),
             "envs": _string_map(envs, "envs"),
             "cwd": cwd,
@@ -493,10 +494,10 @@ class Commands:
         return CommandHandle(self._channel, pid)
 
     def kill(self, pid: int, request_timeout: Optional[float] = None) -> bool:
-        return bool(self._channel.call({"op": "command_kill", "pid": pid}, request_timeout=request_timeout).get("killed"))
+        return bool(self._channel.call({"op": op.command_kill, "pid": pid}, request_timeout=request_timeout).get("killed"))
 
     def list(self, request_timeout: Optional[float] = None) -> List[ProcessInfo]:
-        processes = self._channel.call({"op": "command_list"}, request_timeout=request_timeout).get("processes", [])
+        processes = self._channel.call({"op": op.command_list}, request_timeout=request_timeout).get("processes", [])
         return [ProcessInfo(pid=p["pid"], tag=None, cmd=p.get("cmd", ""), args=[], envs={}, cwd=p.get("cwd"))
                 for p in processes if p.get("running", True)]
 
@@ -504,7 +505,7 @@ class Commands:
         CommandHandle(self._channel, pid).send_stdin(data, request_timeout)
 
     def close_stdin(self, pid: int, request_timeout: Optional[float] = None) -> None:
-        self._channel.call({"op": "command_close_stdin", "pid": pid}, request_timeout=request_timeout)
+        self._channel.call({"op": op.command_close_stdin, "pid": pid}, request_timeout=request_timeout)
 
 
 # --- files -------------------------------------------------------------------------------------------
@@ -527,7 +528,7 @@ class Filesystem:
              stream_idle_timeout: Optional[float] = None):
         if format not in ("text", "bytes", "stream"):
             raise InvalidArgumentException(f"format must be 'text', 'bytes' or 'stream', not {format!r}")
-        data = base64.b64decode(self._call({"op": "files_read", "path": path}, request_timeout)["data"])
+        data = base64.b64decode(self._call({"op": op.files_read, "path": path}, request_timeout)["data"])
         if format == "bytes":
             return bytearray(data)
         if format == "stream":
@@ -546,7 +547,7 @@ class Filesystem:
             payload = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         else:
             payload = b"".join(bytes(chunk) for chunk in data)
-        entry = self._call({"op": "files_write", "path": path, "data": base64.b64encode(payload).decode("ascii")},
+        entry = self._call({"op": op.files_write, "path": path, "data": base64.b64encode(payload).decode("ascii")},
                            request_timeout)["entry"]
         return WriteInfo(name=entry["name"], type=FileType.FILE, path=entry["path"])
 
@@ -564,24 +565,24 @@ class Filesystem:
              request_timeout: Optional[float] = None) -> List[EntryInfo]:
         if depth is not None and depth < 1:
             raise InvalidArgumentException("depth should be at least 1")
-        return [_entry(item) for item in self._call({"op": "files_list", "path": path, "depth": depth or 1},
+        return [_entry(item) for item in self._call({"op": op.files_list, "path": path, "depth": depth or 1},
                                                            request_timeout)["entries"]]
 
     def exists(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> bool:
-        return bool(self._call({"op": "files_exists", "path": path}, request_timeout)["exists"])
+        return bool(self._call({"op": op.files_exists, "path": path}, request_timeout)["exists"])
 
     def get_info(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> EntryInfo:
-        return _entry(self._call({"op": "files_info", "path": path}, request_timeout)["entry"])
+        return _entry(self._call({"op": op.files_info, "path": path}, request_timeout)["entry"])
 
     def remove(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> None:
-        self._call({"op": "files_remove", "path": path}, request_timeout)
+        self._call({"op": op.files_remove, "path": path}, request_timeout)
 
     def rename(self, old_path: str, new_path: str, user: Optional[str] = None,
                request_timeout: Optional[float] = None) -> EntryInfo:
-        return _entry(self._call({"op": "files_rename", "old_path": old_path, "new_path": new_path}, request_timeout)["entry"])
+        return _entry(self._call({"op": op.files_rename, "old_path": old_path, "new_path": new_path}, request_timeout)["entry"])
 
     def make_dir(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None) -> bool:
-        return bool(self._call({"op": "files_make_dir", "path": path}, request_timeout)["created"])
+        return bool(self._call({"op": op.files_make_dir, "path": path}, request_timeout)["created"])
 
     def watch_dir(self, path: str, user: Optional[str] = None, request_timeout: Optional[float] = None,
                   recursive: bool = False, include_entry: bool = False,
@@ -590,7 +591,7 @@ class Filesystem:
         happened since the last call (or since the watch began), event by event as E2B's envd reports it (a new
         file written with ``files.write`` is CREATE, CHMOD, WRITE). Stop it with ``handle.stop()``: a sandbox
         holds at most 64 watchers."""
-        reply = self._call({"op": "watch_start", "path": path, "recursive": bool(recursive),
+        reply = self._call({"op": op.watch_start, "path": path, "recursive": bool(recursive),
                             "include_entry": bool(include_entry)}, request_timeout)
         return WatchHandle(self, reply["watcher"])
 
@@ -617,11 +618,15 @@ class WatchHandle:
         self._files = files
         self._watcher_id = watcher_id
         self._closed = False
+        self.dropped = 0  # events lost since the watch began: more than 10,000 waiting, or inotify's queue full
+        self.ended = False  # the watched directory itself was removed or moved away: no more events come
 
     def get_new_events(self) -> List[FilesystemEvent]:
         if self._closed:
             raise SandboxException("the watcher was stopped; start a new one with files.watch_dir")
-        reply = self._files._call({"op": "watch_events", "watcher": self._watcher_id})
+        reply = self._files._call({"op": op.watch_events, "watcher": self._watcher_id})
+        self.dropped += int(reply.get("dropped") or 0)
+        self.ended = bool(reply.get("ended"))
         return [FilesystemEvent(event["name"], FilesystemEventType(event["type"]),
                                 _entry(event["entry"]) if event.get("entry") else None)
                 for event in reply.get("events", [])]
@@ -631,7 +636,7 @@ class WatchHandle:
             return
         self._closed = True
         try:
-            self._files._call({"op": "watch_stop", "watcher": self._watcher_id}, request_timeout)
+            self._files._call({"op": op.watch_stop, "watcher": self._watcher_id}, request_timeout)
         except NotFoundException:
             pass  # the sandbox's watcher is already gone
 
@@ -774,7 +779,7 @@ class Sandbox:
             elif kind == "timeout":
                 timed_out.update(event)
 
-        request = {"op": "run_code", "code": _check_text(code, "the cell"), "language": language,
+        request = {"op": op.run_code, "code": _check_text(code, "the cell"), "language": language,
                    "context": context.id if isinstance(context, Context) else context,
                    "envs": _string_map(envs, "envs"), "timeout": timeout}
         self._channel.call(request, on_event)
@@ -788,18 +793,18 @@ class Sandbox:
 
     def create_code_context(self, cwd: Optional[str] = None, language: Optional[str] = None,
                             request_timeout: Optional[float] = None) -> Context:
-        reply = self._channel.call({"op": "create_context", "language": language, "cwd": cwd},
+        reply = self._channel.call({"op": op.create_context, "language": language, "cwd": cwd},
                                    request_timeout=request_timeout)
         return Context.from_json(reply["context"])
 
     def list_code_contexts(self) -> List[Context]:
-        return [Context.from_json(item) for item in self._channel.call({"op": "list_contexts"})["contexts"]]
+        return [Context.from_json(item) for item in self._channel.call({"op": op.list_contexts})["contexts"]]
 
     def restart_code_context(self, context: Union[Context, str]) -> None:
-        self._channel.call({"op": "restart_context", "context": getattr(context, "id", context)})
+        self._channel.call({"op": op.restart_context, "context": getattr(context, "id", context)})
 
     def remove_code_context(self, context: Union[Context, str]) -> None:
-        self._channel.call({"op": "remove_context", "context": getattr(context, "id", context)})
+        self._channel.call({"op": op.remove_context, "context": getattr(context, "id", context)})
 
     # -- lifetime --
 

@@ -13,6 +13,7 @@
 #include "e2b/session_core.hpp"
 #include "e2beval/core/error.hpp"
 #include "e2beval/core/text.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval::e2b {
 
@@ -324,7 +325,7 @@ json::object input_message(int pid, const std::string& stdin_base64) {
 
 asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, const std::string& op, const json::object& request) {
     auto& api = core->engine->api;
-    if (op == "command_list") {
+    if (op == session_op::command_list) {
         auto empty = json::object();
         const auto listed = co_await api.envd_call(core->remote, "process.Process/List", std::move(empty), true);
         json::array processes;
@@ -370,7 +371,7 @@ asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, c
     const int pid = pid_of(request);
     const auto known = core->commands.find(pid);
     const RemoteCommand* command = known == core->commands.end() ? nullptr : known->second.get();
-    if (op == "command_kill") {
+    if (op == session_op::command_kill) {
         const auto name = optional_string(request, "signal").value_or("SIGKILL");
         if (name != "SIGKILL" && name != "SIGTERM") co_return failure("invalid", "\"signal\" must be SIGKILL or SIGTERM (what envd sends)");
         if (command && command->end) co_return command_reply({{"killed", false}});
@@ -386,7 +387,7 @@ asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, c
     if (command && command->end) co_return failure("invalid", "command " + std::to_string(pid) + " has ended: its stdin is gone");
     if (command && !command->stdin_open)
         co_return failure("invalid", "command " + std::to_string(pid) + " was started without stdin (or its stdin was closed); start it with stdin=True");
-    if (op == "command_send_stdin") {
+    if (op == session_op::command_send_stdin) {
         const auto text = optional_string(request, "data");
         const auto encoded = optional_string(request, "data_base64");
         if (text.has_value() == encoded.has_value()) co_return failure("invalid", "give one of \"data\" (text) and \"data_base64\" (bytes)");
@@ -395,7 +396,7 @@ asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, c
         co_await api.envd_call(core->remote, "process.Process/SendInput", std::move(message), false);
         co_return command_reply();
     }
-    if (op == "command_close_stdin") {
+    if (op == session_op::command_close_stdin) {
         auto message = process_selector(pid);
         co_await api.envd_call(core->remote, "process.Process/CloseStdin", std::move(message), true);
         if (known != core->commands.end()) known->second->stdin_open = false;
@@ -409,8 +410,8 @@ asio::awaitable<json::object> unary_command(std::shared_ptr<SessionCore> core, c
 asio::awaitable<std::optional<json::object>> serve_command_request(std::shared_ptr<SessionCore> core, const std::string& op,
                                                                    json::object request, std::shared_ptr<CallChannel> channel,
                                                                    std::shared_ptr<CallControl> control) {
-    if (op == "run_command") co_return co_await run_command(core, std::move(request), channel, control);
-    if (op == "command_wait") co_return co_await command_wait(core, std::move(request), channel, control);
+    if (op == session_op::run_command) co_return co_await run_command(core, std::move(request), channel, control);
+    if (op == session_op::command_wait) co_return co_await command_wait(core, std::move(request), channel, control);
     std::exception_ptr failed;
     try {
         co_return co_await unary_command(core, op, request);

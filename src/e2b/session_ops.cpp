@@ -15,6 +15,7 @@
 #include "core/json_fields.hpp"
 #include "e2b/session_core.hpp"
 #include "e2beval/core/error.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval::e2b {
 
@@ -224,18 +225,18 @@ asio::awaitable<std::optional<json::object>> run_code(SessionCore& core, json::o
 
 asio::awaitable<json::object> context_op(SessionCore& core, const std::string& op, const json::object& request) {
     auto& api = core.engine->api;
-    if (op == "create_context") {
+    if (op == session_op::create_context) {
         const auto created = co_await api.create_context(core.remote, optional_string(request, "language").value_or(""),
                                                          optional_string(request, "cwd").value_or(""));
         co_return reply({{"context", context_json(created)}});
     }
-    if (op == "list_contexts") {
+    if (op == session_op::list_contexts) {
         json::array contexts;
         for (const auto& context : co_await api.list_contexts(core.remote)) contexts.push_back(context_json(context));
         co_return reply({{"contexts", std::move(contexts)}});
     }
     const auto id = required_string(request, "context");
-    if (op == "restart_context") co_await api.restart_context(core.remote, id);
+    if (op == session_op::restart_context) co_await api.restart_context(core.remote, id);
     else co_await api.delete_context(core.remote, id);
     co_return reply();
 }
@@ -307,7 +308,7 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         auto message = message_of("path", json::value(path));
         co_return co_await api.envd_call(remote, "filesystem.Filesystem/Stat", std::move(message), true);
     };
-    if (op == "files_write") {
+    if (op == session_op::files_write) {
         const auto path = required_string(request, "path");
         const auto bytes = base64_decode(required_string(request, "data"));
         const auto written = co_await api.write_file(remote, path, bytes);
@@ -316,11 +317,11 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         const auto described = co_await stat(written_path);
         co_return reply({{"entry", entry_of(described)}});
     }
-    if (op == "files_read") {
+    if (op == session_op::files_read) {
         const auto bytes = co_await api.read_file(remote, required_string(request, "path"));
         co_return reply({{"data", base64_encode(bytes)}});
     }
-    if (op == "files_list") {
+    if (op == session_op::files_list) {
         std::int64_t depth = 1;
         if (const auto* given = request.if_contains("depth"); given && !given->is_null()) {
             if (!given->is_int64() || given->as_int64() < 1) co_return failure("invalid", "\"depth\" must be a whole number of at least 1");
@@ -334,25 +335,25 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
                 if (item.is_object()) entries.push_back(entry_info(item.as_object()));
         co_return reply({{"entries", std::move(entries)}});
     }
-    if (op == "files_exists" || op == "files_info") {
+    if (op == session_op::files_exists || op == session_op::files_info) {
         const auto path = required_string(request, "path");
         std::exception_ptr missing;
         json::object found;
         try {
             found = co_await stat(path);
         } catch (const ApiError& refused) {
-            if (op != "files_exists" || !(refused.code() == "not_found" || refused.status() == 404)) throw;
+            if (op != session_op::files_exists || !(refused.code() == "not_found" || refused.status() == 404)) throw;
             missing = std::current_exception();
         }
-        if (op == "files_exists") co_return reply({{"exists", !missing}});
+        if (op == session_op::files_exists) co_return reply({{"exists", !missing}});
         co_return reply({{"entry", entry_of(found)}});
     }
-    if (op == "files_remove") {
+    if (op == session_op::files_remove) {
         auto message = message_of("path", json::value(required_string(request, "path")));
         co_await api.envd_call(remote, "filesystem.Filesystem/Remove", std::move(message), true);
         co_return reply();
     }
-    if (op == "files_make_dir") {
+    if (op == session_op::files_make_dir) {
         bool created = true;
         auto message = message_of("path", json::value(required_string(request, "path")));
         try {
@@ -363,7 +364,7 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         }
         co_return reply({{"created", created}});
     }
-    if (op == "files_rename") {
+    if (op == session_op::files_rename) {
         auto message = message_of("source", json::value(required_string(request, "old_path")), "destination",
                                   json::value(required_string(request, "new_path")));
         const auto moved = co_await api.envd_call(remote, "filesystem.Filesystem/Move", std::move(message), false);
@@ -371,7 +372,7 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
     }
     // Watchers: envd's polled watcher calls. E2B reports neither dropped events nor the end of a watched
     // directory: `dropped` is 0 and `ended` false (docs/e2b.md).
-    if (op == "watch_start") {
+    if (op == session_op::watch_start) {
         const auto* recursive = request.if_contains("recursive");
         auto message = message_of("path", json::value(required_string(request, "path")), "recursive",
                                   json::value(recursive && recursive->is_bool() && recursive->as_bool()));
@@ -381,7 +382,7 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
         const auto started = co_await api.envd_call(remote, "filesystem.Filesystem/CreateWatcher", std::move(message), false);
         co_return reply({{"watcher", string_field(started, "watcherId")}});
     }
-    if (op == "watch_events") {
+    if (op == session_op::watch_events) {
         auto message = message_of("watcherId", json::value(required_string(request, "watcher")));
         const auto drained = co_await api.envd_call(remote, "filesystem.Filesystem/GetWatcherEvents", std::move(message), false);
         json::array events;
@@ -403,17 +404,17 @@ asio::awaitable<json::object> files_op(SessionCore& core, const std::string& op,
 }
 
 bool is_files_op(const std::string& op) {
-    return op.starts_with("files_") || op == "watch_start" || op == "watch_events" || op == "watch_stop";
+    return op.starts_with("files_") || op == session_op::watch_start || op == session_op::watch_events || op == session_op::watch_stop;
 }
 
 // The unary ops: the answer or the failure. (The failure is classified outside the catch block: GCC 12.)
 asio::awaitable<json::object> unary_op(SessionCore& core, const std::string& op, const json::object& request) {
     std::exception_ptr failed;
     try {
-        if (op == "create_context" || op == "list_contexts" || op == "restart_context" || op == "remove_context")
+        if (op == session_op::create_context || op == session_op::list_contexts || op == session_op::restart_context || op == session_op::remove_context)
             co_return co_await context_op(core, op, request);
         if (is_files_op(op)) co_return co_await files_op(core, op, request);
-        if (op == "ping") {
+        if (op == session_op::ping) {
             co_await core.engine->api.health(core.remote);
             co_return reply({{"python", nullptr}, {"node", nullptr}, {"backend", "e2b"}});
         }
@@ -425,7 +426,7 @@ asio::awaitable<json::object> unary_op(SessionCore& core, const std::string& op,
 }
 
 bool is_command_op(const std::string& op) {
-    return op == "run_command" || op.starts_with("command_");
+    return op == session_op::run_command || op.starts_with("command_");
 }
 
 }  // namespace
@@ -436,12 +437,12 @@ asio::awaitable<std::optional<json::object>> serve_request(std::shared_ptr<Sessi
     const auto* op_value = request.if_contains("op");
     if (!op_value || !op_value->is_string()) co_return failure("invalid", "the request has no \"op\" (a string)");
     const std::string op(op_value->as_string());
-    if (op == "interrupt")
+    if (op == session_op::interrupt)
         co_return failure("unsupported", "the interrupt op is not a request on the e2b backend: interrupt a call with its "
                                          "CallInterrupt (or Session::interrupt)");
     std::exception_ptr invalid;
     try {
-        if (op == "run_code") co_return co_await run_code(*core, request, channel, control);
+        if (op == session_op::run_code) co_return co_await run_code(*core, request, channel, control);
         if (is_command_op(op)) co_return co_await serve_command_request(core, op, request, channel, control);
     } catch (const input_error&) {
         invalid = std::current_exception();

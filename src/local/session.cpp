@@ -1,4 +1,4 @@
-// LocalSession: a long-lived local sandbox whose program is the session agent (src/local/session_agent.py).
+// LocalSession: a long-lived local sandbox whose program is the session agent (src/local/session_agent/).
 // The host side writes one JSON request per line to the agent's stdin and reads its events, one JSON
 // object per line, from its stdout (docs/session-protocol.md). The sandbox is built exactly like a
 // one-shot execution's (LocalSandbox::base_request); what differs is listed in session_request().
@@ -45,6 +45,7 @@
 #include "local/template_environment.hpp"
 #include "local/warm_protocol.hpp"
 #include "local/warm_steps_library.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval {
 
@@ -218,7 +219,7 @@ public:
                 mine.probe = probe;
                 pending_.emplace(probe, &mine);
                 lock.unlock();
-                send(json::serialize(json::object{{"id", probe}, {"op", "ping"}}) + "\n");
+                send(json::serialize(json::object{{"id", probe}, {"op", session_op::ping}}) + "\n");
                 lock.lock();
                 continue;
             }
@@ -433,7 +434,7 @@ private:
 
     void send_interrupt(std::int64_t target, CallInterrupt::Mode mode) {
         try {
-            send(json::serialize(json::object{{"id", ++next_request_id_}, {"op", "interrupt"}, {"target", target},
+            send(json::serialize(json::object{{"id", ++next_request_id_}, {"op", session_op::interrupt}, {"target", target},
                                               {"mode", mode == CallInterrupt::Mode::detach ? "detach" : "stop"}}) +
                  "\n");
         } catch (const error&) {

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "core/session_protocol.hpp"
+
 namespace e2beval::local {
 
 namespace json = boost::json;
@@ -86,7 +88,7 @@ std::optional<std::string> without_deep_values(std::string_view line, std::size_
 CallCaps call_caps(const json::object& request, const Limits& limits) {
     CallCaps caps{kEventLineBytes, kCallOutputBytes, kCallOutputEvents, kEventJsonDepth};
     const auto* op = request.if_contains("op");
-    if (op && op->is_string() && op->as_string() == "files_read") {
+    if (op && op->is_string() && op->as_string() == session_op::files_read) {
         const std::size_t file_bytes = static_cast<std::size_t>(limits.file_size_bytes);
         const std::size_t base64_bytes = (file_bytes + 2) / 3 * 4;
         caps.line_bytes = std::max(caps.line_bytes, base64_bytes + (std::size_t{1} << 20));

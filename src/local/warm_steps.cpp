@@ -246,7 +246,7 @@ E2BEVAL_WARM_API void e2beval_warm_report_ended(int fd, int wait_status, const s
 }
 
 // ---- Sessions: the agent's children --------------------------------------------------------------------------
-// The session agent (session_agent.py) runs, like the zygote, with CAP_SYS_ADMIN and CAP_SETPCAP inside the
+// The session agent (src/local/session_agent/) runs, like the zygote, with CAP_SYS_ADMIN and CAP_SETPCAP inside the
 // sandbox's user namespace only, and loads this library the same way. It starts every kernel and command as
 // pid 1 of a new pid namespace (e2beval_warm_enter_new_pid_namespace around the fork), whose first step is
 // e2beval_session_contain_child: so the code never sees, signals or opens the agent or another command.

@@ -9,6 +9,7 @@
 #include "server/request_json.hpp"
 #include "server/session_failures.hpp"
 #include "server/streaming_call.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval::server {
 
@@ -65,7 +66,7 @@ std::variant<json::object, Response> execute_request(const Exchange& exchange) {
     const auto* code = body.if_contains("code");
     if (!code || !code->is_string())
         return error_response(http::status::bad_request, "\"code\" (a string) is required");
-    json::object request = session_request("run_code", "code", code->as_string());
+    json::object request = session_request(session_op::run_code, "code", code->as_string());
     const auto* context_id = body.if_contains("context_id");
     const auto* language = body.if_contains("language");
     const bool has_context = context_id && !context_id->is_null();
@@ -174,7 +175,7 @@ Plan plan_code_interpreter(Exchange& exchange, const std::shared_ptr<ServedSandb
         auto parsed = parse_body_object(exchange.request().body());
         if (auto* problem = std::get_if<std::string>(&parsed)) return error_response(http::status::bad_request, *problem);
         const auto& body = std::get<json::object>(parsed);
-        json::object request = session_request("create_context");
+        json::object request = session_request(session_op::create_context);
         for (const char* key : {"language", "cwd"})
             if (const auto* value = body.if_contains(key)) request[key] = *value;
         return unary_plan(sandbox, std::move(request), [](const json::object& reply) {
@@ -182,7 +183,7 @@ Plan plan_code_interpreter(Exchange& exchange, const std::shared_ptr<ServedSandb
         });
     }
     if (path == "/contexts" && method == http::verb::get) {
-        return unary_plan(sandbox, session_request("list_contexts"), [](const json::object& reply) {
+        return unary_plan(sandbox, session_request(session_op::list_contexts), [](const json::object& reply) {
             json::array contexts;
             if (const auto* list = reply.if_contains("contexts"); list && list->is_array())
                 for (const auto& item : list->as_array()) contexts.push_back(context_json(item));
@@ -195,7 +196,7 @@ Plan plan_code_interpreter(Exchange& exchange, const std::shared_ptr<ServedSandb
         const bool restart = rest.ends_with("/restart") && method == http::verb::post;
         if (restart) rest = rest.substr(0, rest.size() - std::string_view("/restart").size());
         if (!rest.empty() && rest.find('/') == std::string::npos && (restart || method == http::verb::delete_)) {
-            return unary_plan(sandbox, session_request(restart ? "restart_context" : "remove_context", "context", rest), [restart](const json::object&) {
+            return unary_plan(sandbox, session_request(restart ? session_op::restart_context : session_op::remove_context, "context", rest), [restart](const json::object&) {
                 Response response;
                 response.status = restart ? http::status::ok : http::status::no_content;
                 if (restart) response.body = "{}";

@@ -11,6 +11,7 @@
 #include "server/multipart.hpp"
 #include "server/session_failures.hpp"
 #include "server/streaming_call.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval::server {
 
@@ -55,7 +56,7 @@ std::optional<std::string> gunzip(std::string_view compressed, std::size_t limit
 // One file request through the session; the reply, or the answer to send instead.
 
 json::object write_request(const std::string& path, const std::string& data) {
-    auto request = session_request("files_write", "path", path);
+    auto request = session_request(session_op::files_write, "path", path);
     request["data"] = base64_encode(data);
     return request;
 }
@@ -77,7 +78,7 @@ Plan plan_files(ServerContext& context, Exchange& exchange, std::shared_ptr<Serv
     const auto path = query_value(request, "path");
     if (request.method() == http::verb::get) {
         if (!path || path->empty()) return error_response(http::status::bad_request, "the \"path\" query parameter is required");
-        return std::function<Response()>([sandbox, request = session_request("files_read", "path", *path)]() mutable -> Response {
+        return std::function<Response()>([sandbox, request = session_request(session_op::files_read, "path", *path)]() mutable -> Response {
             auto answer = unary_call(sandbox, std::move(request));
             if (auto* failure = std::get_if<Response>(&answer)) return std::move(*failure);
             const auto* data = std::get<json::object>(answer).if_contains("data");

@@ -12,6 +12,7 @@
 #include "server/envd.hpp"
 #include "server/session_failures.hpp"
 #include "server/request_json.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval::server {
 
@@ -74,7 +75,7 @@ Response answer(std::variant<json::object, Response> reply, json::object (*to_me
 }
 
 Response stat(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    return answer(connect_session_call(sandbox, {{"op", "files_info"}, {"path", string_field(message, "path")}}),
+    return answer(connect_session_call(sandbox, {{"op", session_op::files_info}, {"path", string_field(message, "path")}}),
                   [](const json::object& reply) { return json::object{{"entry", entry_of_reply(reply)}}; });
 }
 
@@ -86,7 +87,7 @@ Response list_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
         else if (field->is_uint64()) depth = static_cast<std::int64_t>(std::min<std::uint64_t>(field->as_uint64(), 1'000'000));
         else if (!field->is_null()) return connect_error("invalid_argument", "ListDirRequest.depth must be a whole number");
     }
-    json::object request{{"op", "files_list"}, {"path", string_field(message, "path")}, {"depth", std::max<std::int64_t>(depth, 1)}};
+    json::object request{{"op", session_op::files_list}, {"path", string_field(message, "path")}, {"depth", std::max<std::int64_t>(depth, 1)}};
     return answer(connect_session_call(sandbox, std::move(request)), [](const json::object& reply) {
         json::array entries;
         if (const auto* listed = reply.if_contains("entries"); listed && listed->is_array())
@@ -98,7 +99,7 @@ Response list_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
 
 Response make_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
     const auto path = string_field(message, "path");
-    auto made = connect_session_call(sandbox, {{"op", "files_make_dir"}, {"path", path}});
+    auto made = connect_session_call(sandbox, {{"op", session_op::files_make_dir}, {"path", path}});
     if (auto* failure = std::get_if<Response>(&made)) return std::move(*failure);
     const auto* created = std::get<json::object>(made).if_contains("created");
     // envd answers already_exists for a directory that was there; the SDK's make_dir returns False on it.
@@ -108,13 +109,13 @@ Response make_dir(const std::shared_ptr<ServedSandbox>& sandbox, const json::obj
 }
 
 Response move(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    json::object request{{"op", "files_rename"}, {"old_path", string_field(message, "source")}, {"new_path", string_field(message, "destination")}};
+    json::object request{{"op", session_op::files_rename}, {"old_path", string_field(message, "source")}, {"new_path", string_field(message, "destination")}};
     return answer(connect_session_call(sandbox, std::move(request)),
                   [](const json::object& reply) { return json::object{{"entry", entry_of_reply(reply)}}; });
 }
 
 Response remove(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    return answer(connect_session_call(sandbox, {{"op", "files_remove"}, {"path", string_field(message, "path")}}),
+    return answer(connect_session_call(sandbox, {{"op", session_op::files_remove}, {"path", string_field(message, "path")}}),
                   [](const json::object&) { return json::object{}; });
 }
 

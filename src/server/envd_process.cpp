@@ -13,6 +13,7 @@
 #include "server/streaming_call.hpp"
 #include "server/envd_process_calls.hpp"
 #include "server/request_json.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval::server {
 
@@ -35,7 +36,7 @@ std::variant<json::object, std::string> run_command_request(const json::object& 
             if (!arg.is_string()) return std::string("process.args must be strings");
             args.push_back(arg);
         }
-    json::object request{{"op", "run_command"}, {"cmd", cmd}, {"args", std::move(args)}, {"background", false}};
+    json::object request{{"op", session_op::run_command}, {"cmd", cmd}, {"args", std::move(args)}, {"background", false}};
     if (const auto* tag = start.if_contains("tag"); tag && tag->is_string()) request["tag"] = tag->as_string();
     if (const auto* envs = process.if_contains("envs"); envs && envs->is_object()) {
         for (const auto& [name, value] : envs->as_object())

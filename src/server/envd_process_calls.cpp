@@ -9,6 +9,7 @@
 #include "server/sandbox_store.hpp"
 #include "server/session_failures.hpp"
 #include "server/request_json.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval::server {
 
@@ -75,7 +76,7 @@ std::variant<json::object, Response> on_process(const std::shared_ptr<ServedSand
 Response empty_ok() { return json_response(http::status::ok, json::object{}); }
 
 Response list(const std::shared_ptr<ServedSandbox>& sandbox, const json::object&) {
-    auto reply = session_call(sandbox, json::object{{"op", "command_list"}});
+    auto reply = session_call(sandbox, json::object{{"op", session_op::command_list}});
     if (auto* failure = std::get_if<Response>(&reply)) return std::move(*failure);
     json::array processes;
     const auto* listed = std::get<json::object>(reply).if_contains("processes");
@@ -103,7 +104,7 @@ Response send_input(const std::shared_ptr<ServedSandbox>& sandbox, const json::o
     // e2beval runs no process with a terminal: pty input goes to the process's stdin, as typed keys would.
     std::string encoded = string_field(input->as_object(), "stdin");
     if (encoded.empty()) encoded = string_field(input->as_object(), "pty");
-    auto reply = on_process(sandbox, message, "command_send_stdin", json::object{{"data_base64", encoded}});
+    auto reply = on_process(sandbox, message, session_op::command_send_stdin, json::object{{"data_base64", encoded}});
     if (auto* failure = std::get_if<Response>(&reply)) return std::move(*failure);
     return empty_ok();
 }
@@ -115,7 +116,7 @@ Response send_signal(const std::shared_ptr<ServedSandbox>& sandbox, const json::
     else if (signal && signal->is_int64()) name = signal->as_int64() == 9 ? "SIGNAL_SIGKILL" : signal->as_int64() == 15 ? "SIGNAL_SIGTERM" : "";
     if (name != "SIGNAL_SIGKILL" && name != "SIGNAL_SIGTERM")
         return connect_error("invalid_argument", "signal must be SIGNAL_SIGKILL or SIGNAL_SIGTERM");
-    auto reply = on_process(sandbox, message, "command_kill", json::object{{"signal", name.substr(7)}});
+    auto reply = on_process(sandbox, message, session_op::command_kill, json::object{{"signal", name.substr(7)}});
     if (auto* failure = std::get_if<Response>(&reply)) return std::move(*failure);
     const auto* killed = std::get<json::object>(reply).if_contains("killed");
     // Nothing to signal (unknown, ended or already killed): envd's not_found, which the SDK's kill() turns into False.
@@ -127,7 +128,7 @@ Response send_signal(const std::shared_ptr<ServedSandbox>& sandbox, const json::
 }
 
 Response close_stdin(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    auto reply = on_process(sandbox, message, "command_close_stdin");
+    auto reply = on_process(sandbox, message, session_op::command_close_stdin);
     if (auto* failure = std::get_if<Response>(&reply)) return std::move(*failure);
     return empty_ok();
 }
@@ -154,7 +155,7 @@ std::variant<std::int64_t, Response> running_process_pid(const std::shared_ptr<S
     auto selector = selector_fields(message);
     if (auto* problem = std::get_if<std::string>(&selector)) return connect_error("invalid_argument", *problem);
     const auto& wanted = std::get<json::object>(selector);
-    auto reply = session_call(sandbox, json::object{{"op", "command_list"}});
+    auto reply = session_call(sandbox, json::object{{"op", session_op::command_list}});
     if (auto* failure = std::get_if<Response>(&reply)) return std::move(*failure);
     const auto* listed = std::get<json::object>(reply).if_contains("processes");
     for (const auto& entry : listed && listed->is_array() ? listed->as_array() : json::array{}) {
@@ -168,6 +169,6 @@ std::variant<std::int64_t, Response> running_process_pid(const std::shared_ptr<S
     return not_found(wanted);
 }
 
-json::object wait_request(std::int64_t pid) { return {{"op", "command_wait"}, {"pid", pid}}; }
+json::object wait_request(std::int64_t pid) { return {{"op", session_op::command_wait}, {"pid", pid}}; }
 
 }  // namespace e2beval::server

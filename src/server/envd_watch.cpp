@@ -15,6 +15,7 @@
 #include "server/session_failures.hpp"
 #include "server/streaming_call.hpp"
 #include "server/request_json.hpp"
+#include "core/session_protocol.hpp"
 
 namespace e2beval::server {
 
@@ -57,7 +58,7 @@ json::array filesystem_events(const json::object& reply) {
 // allow_network_mounts are gated above the envd version reported (0.6.3, 0.6.4): the official SDKs never send
 // them true, but includeEntry is served for clients that send it (e2beval's own E2B backend).
 json::object watch_start_request(const json::object& message) {
-    return {{"op", "watch_start"}, {"path", string_field(message, "path")}, {"recursive", bool_of(message, "recursive")},
+    return {{"op", session_op::watch_start}, {"path", string_field(message, "path")}, {"recursive", bool_of(message, "recursive")},
             {"include_entry", bool_of(message, "includeEntry")}};
 }
 
@@ -72,13 +73,13 @@ Response create_watcher(const std::shared_ptr<ServedSandbox>& sandbox, const jso
 }
 
 Response get_watcher_events(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    auto drained = connect_session_call(sandbox, watcher_request("watch_events", message));
+    auto drained = connect_session_call(sandbox, watcher_request(session_op::watch_events, message));
     if (auto* failure = std::get_if<Response>(&drained)) return std::move(*failure);
     return json_response(http::status::ok, json::object{{"events", filesystem_events(std::get<json::object>(drained))}});
 }
 
 Response remove_watcher(const std::shared_ptr<ServedSandbox>& sandbox, const json::object& message) {
-    auto stopped = connect_session_call(sandbox, watcher_request("watch_stop", message));
+    auto stopped = connect_session_call(sandbox, watcher_request(session_op::watch_stop, message));
     if (auto* failure = std::get_if<Response>(&stopped)) return std::move(*failure);
     return json_response(http::status::ok, json::object{});
 }
@@ -116,7 +117,7 @@ void poll_watcher(const std::shared_ptr<EventPipe>& pipe, const std::shared_ptr<
         for (auto slept = std::chrono::milliseconds(0); slept < kPollInterval && !pipe->abandoned(); slept += kAbandonCheck)
             std::this_thread::sleep_for(kAbandonCheck);
         if (pipe->abandoned()) break;
-        auto drained = connect_session_call(sandbox, {{"op", "watch_events"}, {"watcher", watcher}});
+        auto drained = connect_session_call(sandbox, {{"op", session_op::watch_events}, {"watcher", watcher}});
         if (auto* failure = std::get_if<Response>(&drained)) {
             const auto body = json::parse(failure->body).as_object();
             last = pipe_failure(string_field(body, "code"), string_field(body, "message"));
@@ -131,7 +132,7 @@ void poll_watcher(const std::shared_ptr<EventPipe>& pipe, const std::shared_ptr<
     }
     // The watcher goes with the stream, whatever ended it (a session already gone has none left).
     try {
-        sandbox->call(nullptr, {{"op", "watch_stop"}, {"watcher", watcher}}, {});
+        sandbox->call(nullptr, {{"op", session_op::watch_stop}, {"watcher", watcher}}, {});
     } catch (...) {
     }
     if (last) pipe->push(*last);

@@ -133,3 +133,26 @@ def test_the_isolation_steps_are_written_once_in_cpp():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             code = line.split("#", 1)[0]
             assert not ISOLATION_DEFINITIONS.search(code), f"{path.relative_to(REPO)}:{number} defines an isolation step: {line.strip()}"
+
+
+def test_request_names_of_the_session_protocol_are_typed_only_in_its_table():
+    """The table (src/local/session_protocol.json) is the one source of request names: C++ uses the generated
+    session_op:: constants, the agent and python/e2beval read the table. A name in quotes elsewhere is a second
+    source. Comments may name requests; tables of signal names (SIGINT's "interrupt") are no requests."""
+    import json
+
+    table = REPO / "src" / "local" / "session_protocol.json"
+    names = json.loads(table.read_text(encoding="utf-8"))["requests"]
+    quoted = re.compile(r"""(["'])(%s)\1""" % "|".join(names))
+    sources = [*REPO.glob("src/**/*.[ch]pp"), *REPO.glob("include/**/*.hpp"), *REPO.glob("src/**/*.py"),
+               *REPO.glob("src/**/*.js"), *REPO.glob("src/**/*.sh"), *REPO.glob("python/e2beval/*.py")]
+    typed = []
+    for path in sorted(sources):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.strip()
+            if code.startswith(("//", "#")) or "SIG" in code or '"hangup"' in code:
+                continue  # a comment, or a table of signal names
+            if quoted.search(code):
+                typed.append(f"{path.relative_to(REPO)}:{number}: {code}")
+    assert len(sources) > 100
+    assert not typed, "request names typed outside src/local/session_protocol.json:\n" + "\n".join(typed)

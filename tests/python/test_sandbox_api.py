@@ -425,6 +425,22 @@ def test_watch_dir_reports_created_written_changed_and_removed_files(sandbox):
         sandbox.files.watch_dir("no-such-dir")
 
 
+def test_watch_dir_reports_a_rename_and_every_one_of_a_burst_of_creations(sandbox):
+    sandbox.files.make_dir("burst")
+    sandbox.files.write("burst/before.txt", "x")
+    handle = sandbox.files.watch_dir("burst")
+    sandbox.files.rename("burst/before.txt", "burst/after.txt")
+    sandbox.commands.run("for i in $(seq 1 100); do : > burst/f$i.txt; done")
+    events = [(event.name, event.type.value) for event in handle.get_new_events()]
+    # A rename is the old name's RENAME then the new name's CREATE, as envd reports it; none of the 100 is lost.
+    assert events[:2] == [("before.txt", "rename"), ("after.txt", "create")]
+    assert [name for name, kind in events[2:] if kind == "create"] == ["f%d.txt" % i for i in range(1, 101)]
+    assert handle.dropped == 0 and not handle.ended
+    sandbox.files.remove("burst")  # the watched directory itself: its last event, and the watch ends
+    last = handle.get_new_events()[-1]
+    assert (last.name, last.type.value) == (".", "remove") and handle.ended
+
+
 def test_commands_run_marks_cut_output_on_the_stream_that_was_cut(sandbox):
     marker = "[e2beval: {} truncated after 1 MiB; the rest of it was dropped]\n"
     result = sandbox.commands.run("head -c 3000000 /dev/zero | tr '\\0' a; printf bbb >&2")

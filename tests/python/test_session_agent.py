@@ -1,4 +1,4 @@
-# The session agent (src/local/session_agent.py) driven directly as a subprocess on the host, through the
+# The session agent (src/local/session_agent/) driven directly as a subprocess on the host, through the
 # protocol of docs/session-protocol.md. These tests check the protocol; the isolation around the agent comes
 # from the sandbox, which the C++ session tests cover.
 import base64
@@ -17,7 +17,19 @@ import pytest
 from support.processes import gone
 from support.waiting import until
 
-AGENT_SOURCE = Path(__file__).resolve().parents[2] / "src" / "local" / "session_agent.py"
+AGENT_SOURCES = Path(__file__).resolve().parents[2] / "src" / "local"
+
+
+def agent_program():
+    """The agent as the build embeds it (cmake/session_agent.cmake): every file of the package and the protocol's
+    table in AGENT_FILES, then launch.py, which imports the package from there."""
+    package = AGENT_SOURCES / "session_agent"
+    files = {path.relative_to(AGENT_SOURCES).as_posix(): path.read_text() for path in sorted(package.rglob("*"))
+             if path.suffix in (".py", ".js", ".sh") and path.name != "launch.py"}
+    files["session_protocol.json"] = (AGENT_SOURCES / "session_protocol.json").read_text()
+    return "AGENT_FILES = %r\n%s" % (files, (package / "launch.py").read_text())
+
+
 NODE = shutil.which("node") or "/usr/bin/node"
 FINAL_TYPES = {"end_of_execution", "end", "reply", "failure"}
 WAIT_SECONDS = 60  # a bound so a broken agent fails the test instead of hanging it; never a timing assertion
@@ -40,7 +52,7 @@ class AgentProcess:
         self.home = self.directory / "home"
         self.home.mkdir()
         self.script = self.directory / ".e2beval-agent.py"
-        shutil.copyfile(AGENT_SOURCE, self.script)
+        self.script.write_text(agent_program())
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "LANG": "C.UTF-8",
                "E2BEVAL_AGENT_HOME": str(self.home)}
         if node:

@@ -1,6 +1,6 @@
 // The promptfoo assertion's rich-result check (`config: {expect_results: ...}`, docs/promptfoo.md): what a cell
 // must display (a png, a DataFrame's data, ...) and the cell that runs the answer in a session. One-shot runs
-// produce no rich results; a session's cells do (src/local/session_agent.py), as E2B's code interpreter shapes them.
+// produce no rich results; a session's cells do (src/local/session_agent/), as E2B's code interpreter shapes them.
 #pragma once
 
 #include <boost/json/object.hpp>
