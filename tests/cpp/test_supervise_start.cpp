@@ -65,6 +65,12 @@ bool no_children() {
     return ::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0 && errno == ECHILD;
 }
 
+LocalSandboxOptions pooled() {
+    LocalSandboxOptions options;
+    options.pool.enabled = true;
+    return options;
+}
+
 int lowest_free_fd() {
     const int fd = ::dup(0);
     ::close(fd);
@@ -113,9 +119,7 @@ TEST_CASE("supervise: a missing interpreter ends in a sandbox error, the handler
 }
 
 TEST_CASE("a warm execution whose zygote is gone completes once, run cold or on a new zygote") {
-    LocalSandboxOptions options;
-    options.pool.enabled = true;
-    LocalSandbox sandbox(options);
+    LocalSandbox sandbox(pooled());
     ExecRequest request;
     request.code = "print('ran')";
     REQUIRE(sandbox.execute(request).outcome == Outcome::ok);  // its zygote is back in the pool, ready

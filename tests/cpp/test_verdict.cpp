@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <string>
+#include <string_view>
 
 #include "local/verdict.hpp"
 
@@ -32,6 +33,14 @@ Observation killed_for(Outcome reason) {
     observed.program_status.reset();  // a killed init reports nothing
     observed.killed_for = reason;
     return observed;
+}
+
+// The outcome of a program that exited 1 after writing `stderr_data` (an interpreter's last words).
+Outcome outcome_after_stderr(std::string_view stderr_data, Language language = Language::python) {
+    auto observed = ended_with(exited(1));
+    observed.language = language;
+    observed.stderr_data = stderr_data;
+    return classify(observed).outcome;
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -117,17 +126,14 @@ TEST_CASE("classify: the memory limit, from the cgroup's OOM kills or from the i
     CHECK(verdict.outcome == Outcome::memory_limit);
     CHECK(verdict.detail == "ran out of memory (limit 64 MiB)");
 
-    observed = ended_with(exited(1));
-    observed.stderr_data = "Traceback (most recent call last):\nMemoryError\n";
-    CHECK(classify(observed).outcome == Outcome::memory_limit);
+    CHECK(outcome_after_stderr("Traceback (most recent call last):\nMemoryError\n") == Outcome::memory_limit);
     // A compiler's diagnostics may quote anything: not read for a limit there.
+    observed = ended_with(exited(1));
+    observed.stderr_data = "MemoryError\n";
     observed.read_limit_messages = false;
     CHECK(classify(observed).outcome == Outcome::exit_nonzero);
     // Another language's words are not Python's.
-    observed = ended_with(exited(1));
-    observed.language = Language::bash;
-    observed.stderr_data = "MemoryError\n";
-    CHECK(classify(observed).outcome == Outcome::exit_nonzero);
+    CHECK(outcome_after_stderr("MemoryError\n", Language::bash) == Outcome::exit_nonzero);
 }
 
 TEST_CASE("classify: an init that ended unreported is the memory limit when the OOM killer struck, else a sandbox error") {
@@ -152,9 +158,7 @@ TEST_CASE("classify: the process limit, from the cgroup's pids events or the int
     auto verdict = classify(observed);
     CHECK(verdict.outcome == Outcome::pids_limit);
     CHECK(verdict.detail == "could not start more than 8 processes");
-    observed = ended_with(exited(1));
-    observed.stderr_data = "BlockingIOError: [Errno 11] Resource temporarily unavailable\n";
-    CHECK(classify(observed).outcome == Outcome::pids_limit);
+    CHECK(outcome_after_stderr("BlockingIOError: [Errno 11] Resource temporarily unavailable\n") == Outcome::pids_limit);
 }
 
 TEST_CASE("classify: the CPU limit, from RLIMIT_CPU's SIGXCPU or a SIGKILL at the limit") {
@@ -170,9 +174,7 @@ TEST_CASE("classify: the file size limit, from SIGXFSZ or the interpreter's word
     auto verdict = classify(ended_with(killed_by(SIGXFSZ)));
     CHECK(verdict.outcome == Outcome::file_limit);
     CHECK(verdict.detail == "wrote a file larger than 4096 bytes");
-    auto observed = ended_with(exited(1));
-    observed.stderr_data = "OSError: [Errno 27] File too large\n";
-    CHECK(classify(observed).outcome == Outcome::file_limit);
+    CHECK(outcome_after_stderr("OSError: [Errno 27] File too large\n") == Outcome::file_limit);
 }
 
 TEST_CASE("classify: a set-up failure is a sandbox error, before anything else") {
