@@ -1,7 +1,7 @@
 // cgroups: one cgroup per sandbox, created below the cgroup e2beval already runs in, for memory (no swap),
 // pids and CPU-quota limits and memory, pids and CPU-time accounting. cgroup v2 where it is delegated to us, else the v1 controllers,
 // else none (rlimits remain). Removed when the sandbox ends. A warm-pool zygote keeps two and reuses them
-// for its executions, in turn (supervisor.hpp), so no cgroup is made or moved into on a request's path.
+// for its executions, in turn (zygote.hpp), so no cgroup is made or moved into on a request's path.
 #pragma once
 
 #include <sys/types.h>

@@ -265,7 +265,9 @@ void run_stage(const std::shared_ptr<const LocalSandbox::Settings>& settings, as
     auto supervision = stage_request(*settings, request, request.limits, program);
     const auto slot = asio::get_associated_cancellation_slot(handler);
     supervise(std::move(io), std::move(supervision),
-              asio::bind_cancellation_slot(slot, [compile = std::move(compile), handler = std::move(handler)](ExecResult ran) mutable {
+              asio::bind_cancellation_slot(slot, [compile = std::move(compile), handler = std::move(handler)](
+                                                     boost::system::error_code refused, ExecResult ran) mutable {
+                  if (refused) ran.detail = "the run stage could not start: " + ran.detail;  // outcome sandbox_error
                   ran.compile = std::move(compile);
                   std::move(handler)(std::move(ran));
               }));
@@ -329,7 +331,8 @@ void compile_cold(std::shared_ptr<const LocalSandbox::Settings> settings, asio::
     const auto slot = asio::get_associated_cancellation_slot(handler);
     supervise(io, std::move(supervision),
               asio::bind_cancellation_slot(slot, [settings, io, request = std::move(request), plan, flight = std::move(flight),
-                                                  handler = std::move(handler)](ExecResult ran) mutable {
+                                                  handler = std::move(handler)](boost::system::error_code, ExecResult ran) mutable {
+                  // A refused compile stage is a sandbox_error result like any that could not start (never cached).
                   after_compile(settings, io, request, *plan, ran, std::move(flight), handler);
               }));
 }

@@ -344,9 +344,8 @@ void LocalSandbox::initiate_execute(executor_type io, ExecRequest request, ExecH
         std::move(owned)(ec, std::move(result));
     };
     // The caller's cancellation slot goes with the execution: the supervisor kills a cancelled sandbox.
-    boost::asio::any_completion_handler<void(ExecResult)> inner(boost::asio::bind_cancellation_slot(slot, [complete](ExecResult result) {
-        const auto ec = result.outcome == Outcome::cancelled ? boost::system::error_code(boost::asio::error::operation_aborted)
-                                                             : boost::system::error_code();
+    local::SupervisionHandler inner(boost::asio::bind_cancellation_slot(slot, [complete](boost::system::error_code ec, ExecResult result) {
+        if (!ec && result.outcome == Outcome::cancelled) ec = boost::asio::error::operation_aborted;
         complete(ec, std::move(result));
     }));
     try {
@@ -360,10 +359,25 @@ void LocalSandbox::initiate_execute(executor_type io, ExecRequest request, ExecH
 
 namespace {
 
-using ResultHandler = boost::asio::any_completion_handler<void(ExecResult)>;
+using ResultHandler = local::SupervisionHandler;
 
 local::WarmPoolKey warm_key(const LocalSandbox::Settings& settings, const ExecRequest& request) {
     return {request.isolation, request.template_name, local::sandbox_python(settings.python, request.template_name).key};
+}
+
+// Runs `request` in a new sandbox; completes `handler` exactly once, whatever fails.
+void run_cold(const std::shared_ptr<const LocalSandbox::Settings>& settings, LocalSandbox::executor_type io,
+              const ExecRequest& request, ResultHandler handler) noexcept {
+    std::optional<local::SupervisionRequest> cold;
+    try {
+        cold = local::base_request(*settings, request, true);
+    } catch (const std::exception& failure) {
+        boost::asio::post(io, [handler = std::move(handler), failed = failure_completion(failure)]() mutable {
+            std::move(handler)(failed.first, std::move(failed.second));
+        });
+        return;
+    }
+    local::supervise(std::move(io), std::move(*cold), std::move(handler));
 }
 
 // Runs `request` in `zygote` (ready); false, leaving `handler` untouched and the zygote released as broken,
@@ -377,31 +391,23 @@ bool run_warm(const std::shared_ptr<const LocalSandbox::Settings>& settings, con
     hooks.prepare_standby = [zygote](local::UniqueFd standby_pidfd) { zygote->prepare_standby(std::move(standby_pidfd)); };
     hooks.zygote_pidfd = ::fcntl(zygote->init_pidfd(), F_DUPFD_CLOEXEC, 0);
     // Holds the settings, not the LocalSandbox: it may be gone when the cold run starts.
-    hooks.run_cold = [settings, io, request](ResultHandler cold) {
-        local::supervise(io, local::base_request(*settings, request, true), std::move(cold));
-    };
-    auto warm_request = local::base_request(*settings, request, false);
-    bool started = false;
-    try {
-        started = local::supervise_warm(io, *zygote, std::move(warm_request), hooks, handler);
-    } catch (...) {
-        hooks.release(false);
-        throw;
-    }
+    hooks.run_cold = [settings, io, request](ResultHandler cold) { run_cold(settings, io, request, std::move(cold)); };
+    const bool started = local::supervise_warm(io, *zygote, local::base_request(*settings, request, false), hooks, handler);
     if (!started) hooks.release(false);  // the zygote died: the caller runs the request cold, just as isolated
     return started;
-}
-
-void run_cold(const std::shared_ptr<const LocalSandbox::Settings>& settings, LocalSandbox::executor_type io,
-              const ExecRequest& request, ResultHandler handler) {
-    local::supervise(std::move(io), local::base_request(*settings, request, true), std::move(handler));
 }
 
 }  // namespace
 
 void LocalSandbox::run(executor_type io, ExecRequest request, ResultHandler& handler) {
     const auto& settings = settings_;
-    if (describe(request.language).compiled()) return local::run_compiled(settings, std::move(io), std::move(request), std::move(handler));
+    if (describe(request.language).compiled()) {
+        const auto slot = boost::asio::get_associated_cancellation_slot(handler);
+        return local::run_compiled(settings, std::move(io), std::move(request),
+                                   boost::asio::bind_cancellation_slot(slot, [handler = std::move(handler)](ExecResult result) mutable {
+                                       std::move(handler)(boost::system::error_code(), std::move(result));
+                                   }));
+    }
     // Files to write or collect: the cold path (the warm pool's zygote writes only the program).
     if (pool_ && request.language == Language::python && request.files.empty() && request.collect.empty()) {
         // Resolved once: the template may be removed while this execution waits, and its zygote goes back under
@@ -427,15 +433,15 @@ void LocalSandbox::run(executor_type io, ExecRequest request, ResultHandler& han
                         ExecResult cancelled;
                         cancelled.outcome = Outcome::cancelled;
                         cancelled.detail = "cancelled: the caller cancelled the execution before it started";
-                        return std::move(handler)(std::move(cancelled));
+                        return std::move(handler)(boost::system::error_code(), std::move(cancelled));
                     }
                     try {
                         if (failure.empty() && run_warm(settings, pool, zygote, key, io, request, handler)) return;
                         if (!failure.empty()) pool->release(key, zygote, false);
                         run_cold(settings, io, request, std::move(handler));
                     } catch (const std::exception& thrown) {
-                        auto failed = failure_completion(thrown).second;
-                        std::move(handler)(std::move(failed));
+                        auto [code, failed] = failure_completion(thrown);
+                        std::move(handler)(code, std::move(failed));
                     }
                 }));
             return;

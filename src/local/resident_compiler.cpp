@@ -94,11 +94,11 @@ public:
 
     void kill() noexcept {
         std::lock_guard lock(mutex_);
-        kill_interactive(sandbox_);
+        sandbox_.kill();
     }
     int pid() {
         std::lock_guard lock(mutex_);
-        return sandbox_.pid;
+        return sandbox_.pid();
     }
     const std::string& language() const noexcept { return language_; }
     unsigned compiles = 0;

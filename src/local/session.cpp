@@ -150,7 +150,7 @@ public:
 
     SessionInfo info() const override {
         std::lock_guard lock(state_mutex_);
-        return {id_, metadata_, started_at_, end_at_, !closed_, sandbox_.pid};
+        return {id_, metadata_, started_at_, end_at_, !closed_, sandbox_.pid()};
     }
     bool alive() const override {
         std::lock_guard lock(state_mutex_);
@@ -301,8 +301,8 @@ public:
     bool fit_to_hand_out() noexcept override {
         if (!alive()) return false;
         // An idle agent writes nothing and its init does not exit: anything readable means it is not fit.
-        pollfd fds[2] = {{sandbox_.stdout_read.get(), POLLIN, 0}, {sandbox_.pidfd.get(), POLLIN, 0}};
-        return ::poll(fds, sandbox_.pidfd ? 2 : 1, 0) == 0 && buffer_.empty();
+        pollfd fds[2] = {{sandbox_.stdout_read.get(), POLLIN, 0}, {sandbox_.pidfd(), POLLIN, 0}};
+        return ::poll(fds, sandbox_.pidfd() >= 0 ? 2 : 1, 0) == 0 && buffer_.empty();
     }
 
     void hand_out(const SessionOptions& options) override {
@@ -455,7 +455,7 @@ private:
             // Ends every process of the session (its pid namespace) and removes its cgroup; the workspace is a
             // tmpfs of the sandbox's mount namespace and goes with it. Pipes stay open until destruction, so
             // a call() blocked on them sees the end and reports closed_reason_.
-            local::kill_interactive(sandbox_);
+            sandbox_.kill();
         }
         std::lock_guard lock(dispatch_mutex_);
         dispatch_.notify_all();  // every waiting call ends with session_closed

@@ -37,7 +37,7 @@ SessionUsage measure_session_usage(const InteractiveSandbox& sandbox, const Limi
     SessionUsage usage;
     usage.measured_at = std::chrono::system_clock::now();
     usage.measured_at_steady = std::chrono::steady_clock::now();
-    usage.cpu_count = cpu_count_of(sandbox.pid);
+    usage.cpu_count = cpu_count_of(sandbox.pid());
     // A CPU quota of 0.5 or 1.5 CPUs lets it use up to 1 or 2 CPUs' worth: what the quota allows, rounded up.
     if (limits.cpus > 0) usage.cpu_count = std::min(usage.cpu_count, static_cast<unsigned>(std::ceil(limits.cpus)));
     usage.memory_total_bytes = limits.memory_bytes > 0 ? limits.memory_bytes : host_memory_bytes();
@@ -51,7 +51,7 @@ SessionUsage measure_session_usage(const InteractiveSandbox& sandbox, const Limi
     // of the sandbox's init (the host owns the sandbox's user namespace, which grants that access). Its size
     // is the session's workspace limit; /tmp and /home/user are two directories of it, so either gives both.
     struct statvfs workspace {};
-    if (sandbox.pid > 0 && ::statvfs(("/proc/" + std::to_string(sandbox.pid) + "/root/tmp").c_str(), &workspace) == 0) {
+    if (sandbox.pid() > 0 && ::statvfs(("/proc/" + std::to_string(sandbox.pid()) + "/root/tmp").c_str(), &workspace) == 0) {
         const std::uint64_t block = workspace.f_frsize ? workspace.f_frsize : workspace.f_bsize;
         usage.disk_total_bytes = workspace.f_blocks * block;
         usage.disk_used_bytes = (workspace.f_blocks - workspace.f_bfree) * block;

@@ -106,7 +106,8 @@ protected:
 
 private:
     // Runs the request warm (from a zygote) or cold; throws only before it took `handler`.
-    void run(executor_type io, ExecRequest request, boost::asio::any_completion_handler<void(ExecResult)>& handler);
+    void run(executor_type io, ExecRequest request,
+             boost::asio::any_completion_handler<void(boost::system::error_code, ExecResult)>& handler);
 
     std::shared_ptr<const Settings> settings_;
     std::shared_ptr<local::WarmPool> pool_;
