@@ -1,7 +1,10 @@
-// Session calls block (Session::call waits on the sandbox's agent), so they run on threads of their own, never
-// on the I/O thread: a coroutine awaits a blocking function's value, or reads the events a blocking call
-// streams as they come. A thread per call: a cell may run for minutes, and a pool would make a quick call
-// (a context list) wait behind it. shutdown() waits for every thread still running.
+// Work that blocks and has no asynchronous form yet runs off the I/O thread: a sandbox's creation (the keeper
+// clones it, then the agent starts), its kill, its metrics, the envd routes still written as blocking session
+// calls (files, process.Process's unary calls), SandboxFusion's planning. run() queues it on a few workers
+// (started on demand, gone when idle), so a burst of 200 creations costs kWorkers threads, not 200; session
+// calls that stream (run_code, commands) never come here: they are Session::async_call on the I/O thread.
+// spawn() is for the few long jobs that would hold a worker for minutes (SandboxFusion's /run_jupyter, a
+// WatchDir's polling): a thread each. shutdown() waits for every thread still running.
 #pragma once
 
 #include <chrono>
@@ -28,11 +31,17 @@ namespace e2beval::server {
 
 class BlockingCalls {
 public:
-    // Runs `work` on a thread of its own; the thread calls `done` (which must not throw) when it ends.
-    void spawn(std::function<void()> work);
+    // At most this many workers: the machine's work is the sandboxes' start-up, which a couple of cores do
+    // no faster with more threads (and the keeper clones them one at a time anyway).
+    static constexpr std::size_t kWorkers = 4;
 
-    // Runs `work` on its own thread and resumes the awaiting coroutine on its executor with the value, or
-    // rethrows what `work` threw.
+    // Runs `work` on a thread of its own (a long job).
+    void spawn(std::function<void()> work);
+    // Runs `work` on a worker, after the work queued before it.
+    void queue(std::function<void()> work);
+
+    // Runs `work` on a worker and resumes the awaiting coroutine on its executor with the value, or rethrows
+    // what `work` threw.
     template <typename Result>
     boost::asio::awaitable<Result> run(std::function<Result()> work);
 
@@ -43,7 +52,12 @@ private:
     struct Count {
         std::mutex mutex;
         std::condition_variable idle;
-        std::size_t running = 0;
+        std::size_t running = 0;  // threads: workers and spawned ones
+        std::deque<std::function<void()>> queued;
+        std::size_t workers = 0;
+        std::size_t idle_workers = 0;
+        bool stopping = false;  // shutdown(): workers end as soon as the queue is empty
+        std::condition_variable work;
     };
     std::shared_ptr<Count> count_ = std::make_shared<Count>();
 };
@@ -90,7 +104,7 @@ boost::asio::awaitable<Result> BlockingCalls::run(std::function<Result()> work) 
     };
     auto outcome = std::make_shared<Outcome>();
     auto timer = std::make_shared<boost::asio::steady_timer>(io, std::chrono::steady_clock::time_point::max());
-    spawn([work = std::move(work), outcome, timer, io]() mutable {
+    queue([work = std::move(work), outcome, timer, io]() mutable {
         try {
             outcome->value.emplace(work());
         } catch (...) {
