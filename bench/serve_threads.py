@@ -73,6 +73,7 @@ def main() -> int:
     n = args.sandboxes
     server = subprocess.Popen(
         [args.cli, "serve", "--port", "0", "--max-sandboxes", str(n + 10), "--creation-rate", "100000",
+         "--max-connections", str(4 * n + 64), "--max-connections-per-address", str(4 * n + 64),
          "--ready-sandboxes", str(args.ready), "--bare-code-interpreter"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     for _ in range(3):

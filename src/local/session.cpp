@@ -225,7 +225,10 @@ public:
             pending_.erase(id);
             throw;  // `handler` is still the caller's
         }
-        call->handler.emplace(std::move(handler));  // constructed: Asio 1.81's move assignment recurses forever
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            call->handler.emplace(std::move(handler));  // constructed: Asio 1.81's move assignment recurses forever
+        }
         call->slot = asio::get_associated_cancellation_slot(*call->handler);
         if (call->slot.is_connected())
             call->slot.assign([self = weak_from_this(), id](asio::cancellation_type type) {
@@ -466,16 +469,17 @@ private:
     // executor for this call alone, its read is cancelled, so that a blocking call's io_context ends with it;
     // it then moves to a call still waiting elsewhere (on_read).
     void finish(const std::shared_ptr<PendingCall>& call, std::exception_ptr thrown, SessionEvent event) {
-        if (!call->handler) {
-            // Closed by another thread while the call was being started on a multi-threaded executor: once more, later.
-            asio::post(call->io, [self = shared_from_this(), call, thrown, event = std::move(event)]() mutable {
-                self->finish(call, thrown, std::move(event));
-            });
-            return;
-        }
         {
             std::lock_guard lock(dispatch_mutex_);
             if (call->done) return;
+            if (!call->handler) {
+                // Closed by another thread while the call was still being started (a multi-threaded executor):
+                // once more, after its start.
+                asio::post(call->io, [self = shared_from_this(), call, thrown, event = std::move(event)]() mutable {
+                    self->finish(call, thrown, std::move(event));
+                });
+                return;
+            }
             call->done = true;
             pending_.erase(call->id);
             if (call->probe) pending_.erase(*call->probe);
