@@ -7,6 +7,7 @@
 // WatchDir's polling): a thread each. shutdown() waits for every thread still running.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -26,6 +27,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/this_coro.hpp>
+
+#include "server/streaming_call.hpp"
 
 namespace e2beval::server {
 
@@ -62,37 +65,40 @@ private:
     std::shared_ptr<Count> count_ = std::make_shared<Count>();
 };
 
-// The events one blocking call streams to one coroutine (single I/O thread: see next()). The producer pushes
-// from its thread and ends it once; the consumer is told when an event arrives, when `tick` passed without
-// one (time for a keepalive), or when the producer ended.
-class EventPipe : public std::enable_shared_from_this<EventPipe> {
+// The events a job on a thread of its own (a WatchDir's polling) streams to one coroutine: the job pushes from
+// its thread, each push posted to the I/O thread, where a CallEvents queue (streaming_call.hpp) holds them for
+// the coroutine. The consumer sets abandoned (the client went away) on the I/O thread; the job may look at it
+// from its own thread to stop early.
+class EventPipe {
 public:
-    explicit EventPipe(boost::asio::any_io_executor io) : io_(io), wake_(io) {}
+    explicit EventPipe(boost::asio::any_io_executor io) : io_(io), events_(std::make_shared<CallEvents>(io)) {}
 
-    struct Tick {};
-    struct Ended {};
-    using Next = std::variant<std::string, Tick, Ended>;
+    using Tick = CallEvents::Tick;
+    using Ended = CallEvents::Ended;
+    using Next = CallEvents::Next;
 
     // Producer side (any thread).
-    void push(std::string event);
-    void end(std::exception_ptr failure = nullptr);
-    // Set by the consumer when it stops reading (the client went away): the producer may then stop early.
-    bool abandoned() const;
-    void abandon();
+    void push(std::string event) {
+        if (abandoned_) return;
+        boost::asio::post(io_, [events = events_, event = std::move(event)]() mutable { events->push(std::move(event)); });
+    }
+    void end(std::exception_ptr failure = nullptr) {
+        boost::asio::post(io_, [events = events_, failure] { events->end(failure); });
+    }
+    bool abandoned() const { return abandoned_; }
 
-    // Consumer side (the I/O thread). Correct because the I/O context has one thread: a producer's wake-up
-    // is posted to it and so cannot run between the consumer's look at the queue and its wait.
-    boost::asio::awaitable<Next> next(std::chrono::milliseconds tick);
-    std::exception_ptr failure() const;
+    // Consumer side (the I/O thread).
+    void abandon() {
+        abandoned_ = true;
+        events_->abandon(boost::asio::cancellation_type::terminal);  // no call is bound to it: this only drops and wakes
+    }
+    boost::asio::awaitable<Next> next(std::chrono::milliseconds tick) { return events_->next(tick); }
+    std::exception_ptr failure() const { return events_->failure(); }
 
 private:
     boost::asio::any_io_executor io_;
-    boost::asio::steady_timer wake_;
-    mutable std::mutex mutex_;
-    std::deque<std::string> events_;
-    bool ended_ = false;
-    bool abandoned_ = false;
-    std::exception_ptr failure_;
+    std::shared_ptr<CallEvents> events_;
+    std::atomic<bool> abandoned_{false};
 };
 
 template <typename Result>

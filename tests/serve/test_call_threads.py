@@ -17,12 +17,12 @@ def thread_count(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
-def test_concurrent_run_code_does_not_start_a_thread_per_call():
+def test_concurrent_run_code_does_not_start_a_thread_per_call(monkeypatch):
     bound = 8 + os.cpu_count()
     server = ServeProcess("--max-sandboxes", str(CALLS + 2), "--creation-rate", "1000", "--ready-sandboxes", "2")
     pid = server.process.pid
-    saved = {name: os.environ.get(name) for name in server.env}
-    os.environ.update(server.env)
+    for name, value in server.env.items():
+        monkeypatch.setenv(name, value)  # the SDK reads them; restored after the test
     sandboxes = []
     try:
         sandboxes = [Sandbox.create(timeout=300) for _ in range(CALLS)]
@@ -80,8 +80,3 @@ def test_concurrent_run_code_does_not_start_a_thread_per_call():
             except Exception:  # noqa: BLE001 - the server's stop kills what is left
                 pass
         server.stop()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
