@@ -332,7 +332,17 @@ private:
                     asio::post(call->io, [self = shared_from_this(), call = call] { self->finish_closed(call); });
                 return;
             }
-            reader_ = std::make_unique<asio::posix::stream_descriptor>(io, fd);
+            try {
+                reader_ = std::make_unique<asio::posix::stream_descriptor>(io, fd);
+            } catch (const std::exception&) {
+                // The executor's reactor refused it (out of memory, epoll_ctl): no handler may throw out of a
+                // caller's run(), so the calls end as if the agent were gone.
+                ::close(fd);
+                stream_closed_ = true;
+                for (const auto& [pending_id, call] : pending_)
+                    asio::post(call->io, [self = shared_from_this(), call = call] { self->finish_closed(call); });
+                return;
+            }
             reader_io_ = io;
         }
         reader_busy_ = true;
