@@ -18,7 +18,13 @@ The server runs with --max-sandboxes and --creation-rate above what the bench as
 (both meant for shared servers) is what is measured. Targets (issue 15): p50 <= 15 ms sequential, average
 <= 60 ms at 50 concurrent, for the SDK through the server. The ratio column is SDK / e2beval.Sandbox.
 
+With --baseline DIR (a worktree of another commit, built with scripts/setup.sh: its .venv/bin/e2beval is the
+baseline server), the bench compares the two servers instead: --bursts bursts of --concurrent SDK clients each
+doing create -> run_code -> kill, alternating between this build's server and the baseline's (both running, both
+pools full before each burst); p50 and p99 of the round trips of each, and their ratio (this / baseline).
+
 Usage: .venv/bin/python bench/serve_bench.py [--rounds N] [--concurrent N] [--ready N] [--pause S] [--json]
+       .venv/bin/python bench/serve_bench.py --baseline /work/wt/loopbase [--bursts N] [--concurrent N]
 """
 
 from __future__ import annotations
@@ -39,11 +45,12 @@ class Server:
     """One `e2beval serve` on a free port; its export lines go into this process's environment, where the SDK
     reads them."""
 
-    def __init__(self, sandboxes: int, ready: int) -> None:
+    def __init__(self, sandboxes: int, ready: int, cli: str = str(bl.E2BEVAL_CLI)) -> None:
+        self.env: Dict[str, str] = {}
         self.process = subprocess.Popen(
             # --bare-code-interpreter: the SDK's default template in the default environment, as e2beval.Sandbox's
             # sandboxes are, so the two sides differ only by the server (and a first run builds nothing).
-            [str(bl.E2BEVAL_CLI), "serve", "--port", "0", "--max-sandboxes", str(sandboxes), "--creation-rate", "100000",
+            [cli, "serve", "--port", "0", "--max-sandboxes", str(sandboxes), "--creation-rate", "100000",
              "--ready-sandboxes", str(ready), "--bare-code-interpreter"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(3):
@@ -51,7 +58,12 @@ class Server:
             if not line:
                 raise RuntimeError("e2beval serve ended before printing its export lines: " + self.process.stderr.read()[-500:])
             name, _, value = line.strip().removeprefix("export ").partition("=")
-            os.environ[name] = value
+            self.env[name] = value
+        self.use()
+
+    def use(self) -> None:
+        """Points the SDK at this server (it reads the variables when it creates a sandbox)."""
+        os.environ.update(self.env)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -65,6 +77,61 @@ def children(pid: int) -> List[int]:
         with open(f"/proc/{pid}/task/{task}/children") as listed:
             found += [int(child) for child in listed.read().split()]
     return found
+
+
+def wait_for_server_pools(servers: List["Server"], ready: int) -> None:
+    """Until every server has `ready` sandboxes started, for at most two minutes."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if all(len(children(server.process.pid)) >= ready for server in servers):
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"the servers' pools did not reach {ready} ready sandboxes within 120 s")
+
+
+def compare_with_baseline(args: Any, report: "bl.Report") -> int:
+    """This build's server against the baseline's, in alternating bursts of SDK clients."""
+    from pathlib import Path
+
+    baseline_cli = Path(args.baseline) / ".venv" / "bin" / "e2beval"
+    if not baseline_cli.exists():
+        report.error = f"{baseline_cli} does not exist: build the baseline worktree with scripts/setup.sh first"
+        report.say("serve: FAILED: " + report.error)
+        return report.finish()
+    ready = args.concurrent if args.ready is None else args.ready
+    report.say(f"serve: create -> run_code({CELL!r}) -> kill, {args.concurrent} concurrent SDK clients, {args.bursts} "
+               f"bursts each, alternating: this build ({bl.E2BEVAL_CLI}) vs baseline ({baseline_cli}); {ready} ready each")
+    ours = Server(sandboxes=max(args.concurrent, ready) + 10, ready=ready)
+    theirs = Server(sandboxes=max(args.concurrent, ready) + 10, ready=ready, cli=str(baseline_cli))
+    timings: Dict[str, List[float]] = {"this": [], "baseline": []}
+    try:
+        with bl.ContentionMonitor() as monitor:
+            for server in (ours, theirs):  # untimed: page everything in, fail early
+                server.use()
+                sdk_round_trip()
+            for burst in range(args.bursts):
+                order = [("this", ours), ("baseline", theirs)] if burst % 2 == 0 else [("baseline", theirs), ("this", ours)]
+                for name, server in order:
+                    wait_for_server_pools([ours, theirs], ready)
+                    server.use()
+                    timings[name] += [total for _, total in concurrently(sdk_round_trip, args.concurrent)]
+                report.say(f"  burst {burst + 1}: this p50 {bl.ms(bl.percentile(timings['this'], 50))}, baseline p50 "
+                           f"{bl.ms(bl.percentile(timings['baseline'], 50))} (so far)")
+    except Exception as error:  # noqa: BLE001 - the SDK's own exceptions too: a failed bench, with its message
+        report.error = f"{type(error).__name__}: {error}"
+        report.say(f"serve: FAILED: {report.error}")
+        return report.finish()
+    finally:
+        ours.stop()
+        theirs.stop()
+    report.contention = monitor.result
+    report.say("serve: " + monitor.describe())
+    report.raw = {"this_s": timings["this"], "baseline_s": timings["baseline"]}
+    for label, q in (("p50", 50), ("p99", 99)):
+        mine, base = bl.percentile(timings["this"], q), bl.percentile(timings["baseline"], q)
+        report.row(f"{label} create+run_code+kill, {args.concurrent} concurrent SDK clients (n={len(timings['this'])})",
+                   bl.ms(mine), f"baseline {bl.ms(base)}", bl.times(mine / base), "<= baseline", mine <= base)
+    return report.finish()
 
 
 def wait_for_pools(server: "Server", ready: int) -> None:
@@ -144,9 +211,14 @@ def main() -> int:
             p.add_argument("--ready", type=int, default=None,
                            help="sandboxes each side keeps ready ahead of demand (default: --concurrent)"),
             p.add_argument("--pause", type=float, default=0.5, help="untimed seconds before each sequential sample (default 0.5)"),
+            p.add_argument("--baseline", default=None,
+                           help="a worktree of another commit (built): compare its server with this build's instead"),
+            p.add_argument("--bursts", type=int, default=4, help="with --baseline: bursts of each (default 4)"),
         ),
     )
     report = bl.Report("serve", args.json)
+    if args.baseline:
+        return compare_with_baseline(args, report)
     ready = args.concurrent if args.ready is None else args.ready
     os.environ["E2BEVAL_SESSION_POOL"] = str(ready)  # e2beval.Sandbox's pool, read when its backend starts
     import e2beval

@@ -1,8 +1,11 @@
 // The typed helpers of Session: thin wrappers over call() that gather a request's events into values.
 #include "e2beval/session.hpp"
 
+#include <boost/asio/cancellation_type.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 #include <cmath>
+#include <thread>
 #include <utility>
 
 #include "e2beval/core/error.hpp"
@@ -11,6 +14,38 @@
 #include "core/session_protocol.hpp"
 
 namespace e2beval {
+
+// A backend with no asynchronous I/O of its own (E2B's, whose calls are HTTP requests made by call()): the blocking
+// call runs on a thread of its own and completes on `io`; cancellation reaches it as a CallInterrupt.
+void Session::initiate_call(boost::asio::any_io_executor io, boost::json::object request, SessionEventHandler on_event,
+                            std::optional<std::chrono::milliseconds> request_timeout, CallHandler& handler) {
+    auto interrupt = std::make_shared<CallInterrupt>();
+    auto slot = boost::asio::get_associated_cancellation_slot(handler);
+    if (slot.is_connected())
+        slot.assign([interrupt](boost::asio::cancellation_type type) {
+            interrupt->interrupt(type == boost::asio::cancellation_type::partial ? CallInterrupt::Mode::detach
+                                                                                : CallInterrupt::Mode::stop);
+        });
+    // Events are handed to `io` as they come, in order, like a native backend's.
+    auto forward = [io, on_event = std::move(on_event)](const SessionEvent& event) {
+        if (on_event) boost::asio::post(io, [on_event, event] { on_event(event); });
+    };
+    std::thread([this, io, interrupt, slot, request = std::move(request), forward = std::move(forward), request_timeout,
+                 handler = std::move(handler)]() mutable {
+        std::exception_ptr failure;
+        SessionEvent final_event;
+        try {
+            final_event = call(std::move(request), forward, request_timeout, interrupt.get());
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        boost::asio::post(io, [slot, failure, final_event = std::move(final_event), handler = std::move(handler)]() mutable {
+            auto caller_slot = slot;
+            if (caller_slot.is_connected()) caller_slot.clear();
+            std::move(handler)(failure, std::move(final_event));
+        });
+    }).detach();
+}
 
 void CallInterrupt::interrupt(Mode mode) {
     std::function<void(Mode)> action;

@@ -8,16 +8,29 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/asio/system_executor.hpp>
 #include <boost/json/object.hpp>
 
+#include "e2beval/core/error.hpp"
 #include "e2beval/core/types.hpp"
 
 namespace e2beval {
@@ -108,6 +121,11 @@ struct Execution {
     std::optional<std::string> text() const;  // the main result's text, if any
 };
 
+// How Session::async_call completes: the exception the blocking call() would throw (sandbox_error with
+// errc::session_closed when the session is gone) or nullptr, and the final event.
+using CallSignature = void(std::exception_ptr, SessionEvent);
+using CallHandler = boost::asio::any_completion_handler<CallSignature>;
+
 struct CommandOutput {
     std::string stdout_data;
     std::string stderr_data;
@@ -140,6 +158,38 @@ public:
     virtual SessionEvent call(boost::json::object request, const SessionEventHandler& on_event = {},
                               std::optional<std::chrono::milliseconds> request_timeout = std::nullopt,
                               CallInterrupt* interrupt = nullptr) = 0;
+
+    // call() without a thread of its own: the request is sent at once and the agent's answer read on the
+    // executor associated with `token` (a coroutine's use_awaitable, asio::bind_executor; it must be an I/O
+    // executor such as an io_context's), where `on_event` is called for every event before the final one and
+    // the completion (CallSignature) runs. Many calls may be in progress on one session, from one executor or
+    // several. The same deadlines, caps and failures as call(); a request that is not an object with an "op"
+    // throws input_error here, before anything is sent. Cancellation (asio::bind_cancellation_slot) interrupts
+    // the request, which then completes with its own final event: cancellation_type::partial as
+    // CallInterrupt::Mode::detach (a followed command keeps running), terminal or total as Mode::stop.
+    template <typename CompletionToken>
+    auto async_call(boost::json::object request, SessionEventHandler on_event,
+                    std::optional<std::chrono::milliseconds> request_timeout, CompletionToken&& token) {
+        return boost::asio::async_initiate<CompletionToken, CallSignature>(
+            [this](auto handler, boost::json::object queued, SessionEventHandler events,
+                   std::optional<std::chrono::milliseconds> budget) {
+                using Executor = boost::asio::associated_executor_t<decltype(handler)>;
+                if constexpr (std::is_same_v<Executor, boost::asio::system_executor>) {
+                    throw input_error("Session::async_call needs an I/O executor: give the completion handler one "
+                                      "(asio::bind_executor, a coroutine's use_awaitable)");
+                } else {
+                    const boost::asio::any_io_executor io = boost::asio::get_associated_executor(handler);
+                    CallHandler wrapped = on_handler_executor(io, std::move(handler));
+                    initiate_call(io, std::move(queued), std::move(events), budget, wrapped);
+                }
+            },
+            token, std::move(request), std::move(on_event), request_timeout);
+    }
+    template <typename CompletionToken>
+    auto async_call(boost::json::object request, SessionEventHandler on_event, CompletionToken&& token) {
+        return async_call(std::move(request), std::move(on_event), std::nullopt, std::forward<CompletionToken>(token));
+    }
+
     // From another thread: interrupts every call running on this session at this moment (mode stop) — the
     // single-caller form (the Python module's Session.interrupt); with several callers, use a CallInterrupt.
     virtual void interrupt() = 0;
@@ -161,6 +211,29 @@ public:
     CommandOutput run_command(const std::string& command, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
     void write_file(const std::string& path, const std::string& bytes);
     std::string read_file(const std::string& path);
+
+protected:
+    // What a backend implements for async_call: send `request`, read its events on `io`, and call `handler`
+    // exactly once (on `io`). It may throw for a request it refuses, but only before it takes `handler`.
+    // The default runs the blocking call() on a thread of its own (a backend without asynchronous I/O).
+    virtual void initiate_call(boost::asio::any_io_executor io, boost::json::object request, SessionEventHandler on_event,
+                               std::optional<std::chrono::milliseconds> request_timeout, CallHandler& handler);
+
+private:
+    // The completion runs on the handler's own associated executor, which is kept from running out of work
+    // until then; the caller's cancellation slot stays associated (as Sandbox::async_execute's).
+    template <typename Handler>
+    static CallHandler on_handler_executor(const boost::asio::any_io_executor& io, Handler handler) {
+        auto work = boost::asio::prefer(boost::asio::get_associated_executor(handler, io),
+                                        boost::asio::execution::outstanding_work.tracked);
+        auto slot = boost::asio::get_associated_cancellation_slot(handler);
+        return CallHandler(boost::asio::bind_cancellation_slot(
+            slot, [handler = std::move(handler), work = std::move(work)](std::exception_ptr failure, SessionEvent event) mutable {
+                boost::asio::dispatch(work, [handler = std::move(handler), failure, event = std::move(event)]() mutable {
+                    std::move(handler)(failure, std::move(event));
+                });
+            }));
+    }
 };
 
 // The Session contract's budget for one request (Session::call, E2B's rules): the request's `timeout` bounds

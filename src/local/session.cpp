@@ -12,10 +12,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <utility>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/json.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -28,6 +35,7 @@
 
 #include "e2beval/core/error.hpp"
 #include "e2beval/local/local_sandbox.hpp"
+#include "local/agent_lines.hpp"
 #include "local/cgroup.hpp"
 #include "local/interpreters.hpp"
 #include "local/local_settings.hpp"
@@ -39,6 +47,7 @@
 #include "local/session_deadline.hpp"
 #include "local/session_keeper.hpp"
 #include "local/session_pool.hpp"
+#include "local/session_sandbox.hpp"
 #include "local/session_usage.hpp"
 #include "local/sudo_shim.hpp"
 #include "local/supervisor.hpp"
@@ -49,14 +58,11 @@
 
 namespace e2beval {
 
+namespace asio = boost::asio;
 namespace json = boost::json;
 
 namespace {
 
-// The agent's own files, in /tmp (never in the user's home); it deletes both before it serves a request.
-constexpr const char* kAgentPath = "/tmp/.e2beval-agent.py";
-constexpr const char* kAgentStepsPath = "/tmp/.e2beval-agent-steps.so";  // the compiled steps the agent loads
-constexpr std::string_view kHome = local::kSessionHome;  // E2B's home and working directory
 // The agent's start and its default Python context's (the agent waits up to 10 s for the kernel, then reports
 // ready anyway and the first cell waits for the rest): generous, for a loaded 2-core machine.
 constexpr auto kStartTimeout = std::chrono::seconds(30);
@@ -86,21 +92,6 @@ std::string random_id() {
     return id;
 }
 
-// The seccomp filter of sessions: denied calls fail with EPERM (or kill) without a user-notification
-// listener, because nobody answers notifications while a session idles between requests.
-const local::SeccompProgram& session_seccomp(SeccompMode mode, bool network) {
-    static std::mutex mutex;
-    static std::map<std::pair<SeccompMode, bool>, local::SeccompProgram> programs;
-    std::lock_guard lock(mutex);
-    auto found = programs.find({mode, network});
-    if (found == programs.end())
-        found = programs
-                    .emplace(std::pair{mode, network},
-                             local::compile_seccomp_filter(mode, network, false, local::unavailable_syscalls(Language::javascript)))
-                    .first;
-    return found->second;
-}
-
 void write_line(int fd, const std::string& line) {
     std::size_t written = 0;
     while (written < line.size()) {
@@ -126,14 +117,13 @@ public:
     void wait_until_ready() override {
         const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
         for (;;) {
-            if (auto line = next_line(deadline, local::kEventLineBytes); line.kind == AgentLine::Kind::line) {
-                auto event = local::parse_agent_event(line.text, local::kEventJsonDepth);
+            if (auto line = next_line(deadline, local::kEventLineBytes)) {
+                if (line->kind != local::AgentLine::Kind::line) continue;
+                auto event = local::parse_agent_event(line->text, local::kEventJsonDepth);
                 if (event && event->contains("type") && event->at("type") == "ready") {
                     ready_ = std::move(*event);
                     return;
                 }
-                continue;
-            } else if (line.kind == AgentLine::Kind::too_long) {
                 continue;
             }
             std::string why = closed_reason_.empty() ? "did not start within " + std::to_string(kStartTimeout.count()) + " s" : closed_reason_;
@@ -157,96 +147,86 @@ public:
         return !closed_;
     }
 
-    // Calls from many threads share the agent's one pipe by leader/follower: whichever waiting call finds
-    // nobody reading becomes the reader, reads one line, hands it to the call it belongs to (by its id) and
-    // steps down; the others wait on a condition variable until a line of theirs arrives or their own
-    // deadline passes. Why not a reader thread per session: an idle session (most of a pool's, and a
-    // notebook's between cells) would cost a thread; here only calls in progress have threads, and they are
-    // the callers'. Each call parses its own lines on its own thread, with its own caps and deadline.
+    // Every call is asynchronous (initiate_call); the blocking form runs one on a private io_context, as
+    // LocalSandbox::execute does, so the Python module and the CLI keep their blocking API. `interrupt` reaches
+    // the call through its cancellation slot.
     SessionEvent call(json::object request, const SessionEventHandler& on_event,
                       std::optional<std::chrono::milliseconds> request_timeout, CallInterrupt* interrupt) override {
+        // Shared: an interrupt from another thread may still hold the context for a moment after this returns
+        // (what it posts then is never run).
+        auto io = std::make_shared<asio::io_context>(1);
+        asio::cancellation_signal cancel;
+        std::exception_ptr failure;
+        std::optional<SessionEvent> outcome;
+        async_call(std::move(request), on_event, request_timeout,
+                   asio::bind_cancellation_slot(cancel.slot(), asio::bind_executor(*io, [&](std::exception_ptr thrown, SessionEvent event) {
+                       failure = thrown;
+                       outcome = std::move(event);
+                   })));
+        struct Unbind {
+            CallInterrupt* interrupt;
+            ~Unbind() {
+                if (interrupt) interrupt->unbind();  // before the call goes: no interrupt reaches a later request
+            }
+        } unbind{interrupt};
+        if (interrupt)
+            interrupt->bind([io, &cancel](CallInterrupt::Mode mode) {
+                asio::post(*io, [&cancel, mode] {
+                    cancel.emit(mode == CallInterrupt::Mode::detach ? asio::cancellation_type::partial
+                                                                    : asio::cancellation_type::terminal);
+                });
+            });
+        io->run();
+        if (failure) std::rethrow_exception(failure);
+        return std::move(*outcome);
+    }
+
+    // The request is sent at once; its lines come from the session's one reader (read_next), which hands each
+    // to the call it belongs to (by id), on that call's executor. Each call parses its own lines there, with
+    // its own caps, and has its own deadline (a timer on its executor). Nothing runs for an idle session.
+    void initiate_call(asio::any_io_executor io, json::object request, SessionEventHandler on_event,
+                       std::optional<std::chrono::milliseconds> request_timeout, CallHandler& handler) override {
         if (!request.contains("op") || !request.at("op").is_string())
             throw input_error("a session request needs an \"op\" (see docs/session-protocol.md)");
         check_open();
         const std::int64_t id = ++next_request_id_;
         request["id"] = id;
         const bool streams = session_request_streams(request);
-        const auto caps = local::call_caps(request, limits_);
-        local::CallIntake intake(caps);
-        local::CallDeadline deadline(session_request_budget(request, request_timeout));
-        PendingCall mine{id, caps.line_bytes, std::nullopt, {}};
-        std::unique_lock lock(dispatch_mutex_);
-        pending_.emplace(id, &mine);
-        struct Unregister {
-            LocalSession& session;
-            PendingCall& call;
-            CallInterrupt* interrupt;
-            std::unique_lock<std::mutex>& lock;
-            ~Unregister() {
-                if (interrupt) interrupt->unbind();  // before the call goes: no interrupt reaches a later request
-                if (!lock.owns_lock()) lock.lock();
-                session.pending_.erase(call.id);
-                if (call.probe) session.pending_.erase(*call.probe);
-                session.dispatch_.notify_all();  // a reader may be needed
-            }
-        } unregister{*this, mine, interrupt, lock};
-        lock.unlock();
-        send(json::serialize(request) + "\n");
-        if (interrupt)
-            interrupt->bind([this, id](CallInterrupt::Mode mode) { send_interrupt(id, mode); });
-        lock.lock();
-        for (;;) {
-            if (!mine.inbox.empty()) {
-                auto line = std::move(mine.inbox.front());
-                mine.inbox.pop_front();
-                lock.unlock();
-                auto outcome = take_line(mine, std::move(line), streams, caps, intake, deadline, on_event);
-                lock.lock();
-                if (outcome) return std::move(*outcome);
-                continue;
-            }
-            if (stream_closed_ || closed_flag_) {
-                lock.unlock();
-                throw closed_error();
-            }
-            if (std::chrono::steady_clock::now() >= deadline.next()) {
-                lock.unlock();
-                if (!deadline.start_probe()) return stalled(id, deadline);
-                // The agent did not answer in time: ask whether it is alive at all (answered even while
-                // requests stream); if it does not say so, or takes past the grace, it has stalled.
-                const std::int64_t probe = ++next_request_id_;
-                lock.lock();
-                mine.probe = probe;
-                pending_.emplace(probe, &mine);
-                lock.unlock();
-                send(json::serialize(json::object{{"id", probe}, {"op", session_op::ping}}) + "\n");
-                lock.lock();
-                continue;
-            }
-            if (reader_active_) {
-                // (A wait of at most a minute at a time: an unbounded call has time_point::max() as its deadline.)
-                dispatch_.wait_until(lock, std::min(deadline.next(), std::chrono::steady_clock::now() + std::chrono::minutes(1)));
-                continue;
-            }
-            // Nobody reads: this call does, for one line (or until its own deadline).
-            reader_active_ = true;
-            std::size_t line_cap = 0;
-            for (const auto& [pending_id, call] : pending_) line_cap = std::max(line_cap, call->line_bytes);
-            lock.unlock();
-            AgentLine line{AgentLine::Kind::closed, {}};
-            try {
-                line = next_line(deadline.next(), line_cap);
-            } catch (...) {
-                lock.lock();
-                reader_active_ = false;
-                dispatch_.notify_all();
-                throw;
-            }
-            lock.lock();
-            reader_active_ = false;
-            route(std::move(line));
-            dispatch_.notify_all();
+        auto call = std::make_shared<PendingCall>(id, io, streams, local::call_caps(request, limits_),
+                                                  session_request_budget(request, request_timeout), std::move(on_event));
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            pending_.emplace(id, call);
         }
+        // A session closed meanwhile has failed its pending calls already, or fails this one now: either way the
+        // call is known to close_with() or sees the flag it set first.
+        try {
+            if (closed_flag_) throw closed_error();
+            send(json::serialize(request) + "\n");
+        } catch (...) {
+            std::lock_guard lock(dispatch_mutex_);
+            pending_.erase(id);
+            throw;  // `handler` is still the caller's
+        }
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            call->handler.emplace(std::move(handler));  // constructed: Asio 1.81's move assignment recurses forever
+        }
+        call->slot = asio::get_associated_cancellation_slot(*call->handler);
+        if (call->slot.is_connected())
+            call->slot.assign([self = weak_from_this(), id](asio::cancellation_type type) {
+                if (auto session = self.lock())
+                    session->send_interrupt(id, type == asio::cancellation_type::partial ? CallInterrupt::Mode::detach
+                                                                                        : CallInterrupt::Mode::stop);
+            });
+        arm_deadline(call);
+        bool closed;
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            closed = stream_closed_;
+            if (!closed && !reader_busy_) read_next(io);
+        }
+        if (closed) asio::post(io, [self = shared_from_this(), call] { self->finish_closed(call); });
     }
 
     void interrupt() override {
@@ -302,7 +282,7 @@ public:
         if (!alive()) return false;
         // An idle agent writes nothing and its init does not exit: anything readable means it is not fit.
         pollfd fds[2] = {{sandbox_.stdout_read.get(), POLLIN, 0}, {sandbox_.pidfd(), POLLIN, 0}};
-        return ::poll(fds, sandbox_.pidfd() >= 0 ? 2 : 1, 0) == 0 && buffer_.empty();
+        return ::poll(fds, sandbox_.pidfd() >= 0 ? 2 : 1, 0) == 0 && lines_.empty();
     }
 
     void hand_out(const SessionOptions& options) override {
@@ -316,84 +296,248 @@ public:
     }
 
 private:
-    // What next_line() found.
-    struct AgentLine {
-        enum class Kind { line, too_long, closed, deadline };
-        Kind kind;
-        std::string text;       // Kind::line: the line, without its newline
-        std::size_t bytes = 0;  // Kind::too_long: how many bytes were discarded
-        std::optional<std::int64_t> id = std::nullopt;  // Kind::too_long: whose line it was, from its first bytes
+    // One call in progress, shared by the reader (its inbox) and its own executor (everything else).
+    struct PendingCall {
+        PendingCall(std::int64_t call_id, asio::any_io_executor executor, bool streaming, const local::CallCaps& call_caps,
+                    std::optional<std::chrono::milliseconds> budget, SessionEventHandler events)
+            : id(call_id), io(std::move(executor)), streams(streaming), caps(call_caps), intake(call_caps), deadline(budget),
+              on_event(std::move(events)), timer(io) {}
+
+        const std::int64_t id;
+        const asio::any_io_executor io;  // where its lines are parsed, its events and its completion run
+        const bool streams;
+        const local::CallCaps caps;
+        local::CallIntake intake;
+        local::CallDeadline deadline;
+        SessionEventHandler on_event;
+        std::optional<CallHandler> handler;  // set once the request is sent
+        asio::cancellation_slot slot;  // the caller's, cleared before the handler runs
+        asio::steady_timer timer;      // the deadline
+        std::optional<std::int64_t> probe;  // the id of its liveness probe, once sent
+        // Guarded by dispatch_mutex_.
+        std::deque<local::AgentLine> inbox;
+        bool draining = false;
+        bool done = false;
     };
 
-    // One call in progress: the lines the reader handed to it, in order.
-    struct PendingCall {
-        std::int64_t id;
-        std::size_t line_bytes;  // its cap for one line
-        std::optional<std::int64_t> probe;  // the id of its liveness probe, once sent
-        std::deque<AgentLine> inbox;
-    };
+    // Reads the agent's stdout once more, on `io` (the executor of a call waiting for a line). Called with
+    // dispatch_mutex_ held and no read in flight. The descriptor is made again when the executor changes (a
+    // blocking call's private io_context ends with its call).
+    void read_next(const asio::any_io_executor& io) {
+        if (!reader_ || reader_io_ != io) {
+            reader_.reset();
+            const int fd = ::fcntl(sandbox_.stdout_read.get(), F_DUPFD_CLOEXEC, 0);
+            if (fd < 0) {
+                stream_closed_ = true;  // out of descriptors: the calls fail as if the agent were gone
+                for (const auto& [pending_id, call] : pending_)
+                    asio::post(call->io, [self = shared_from_this(), call = call] { self->finish_closed(call); });
+                return;
+            }
+            try {
+                reader_ = std::make_unique<asio::posix::stream_descriptor>(io, fd);
+            } catch (const std::exception&) {
+                // The executor's reactor refused it (out of memory, epoll_ctl): no handler may throw out of a
+                // caller's run(), so the calls end as if the agent were gone.
+                ::close(fd);
+                stream_closed_ = true;
+                for (const auto& [pending_id, call] : pending_)
+                    asio::post(call->io, [self = shared_from_this(), call = call] { self->finish_closed(call); });
+                return;
+            }
+            reader_io_ = io;
+        }
+        reader_busy_ = true;
+        reader_->async_read_some(asio::buffer(read_chunk_), [self = shared_from_this()](boost::system::error_code ec, std::size_t bytes) {
+            self->on_read(ec, bytes);
+        });
+    }
+
+    // On the reader's executor: routes every whole line to its call, then reads on where a call still waits.
+    void on_read(boost::system::error_code ec, std::size_t bytes) {
+        std::vector<std::shared_ptr<PendingCall>> woken;
+        bool ended = false;
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            reader_busy_ = false;
+            lines_.append(std::string_view(read_chunk_.data(), bytes));
+            if (ec && ec != asio::error::operation_aborted) stdout_closed_ = true;
+            std::size_t line_cap = local::kEventLineBytes;
+            for (const auto& [pending_id, call] : pending_) line_cap = std::max(line_cap, call->caps.line_bytes);
+            while (auto line = lines_.next(line_cap)) route(std::move(*line), woken);
+            if (stdout_closed_) {
+                stream_closed_ = ended = true;
+                reader_.reset();
+            } else if (pending_.empty()) {
+                reader_.reset();  // an idle session holds nothing on anybody's loop
+            } else {
+                auto next_io = pending_.begin()->second->io;
+                for (const auto& [pending_id, call] : pending_)
+                    if (call->io == reader_io_) next_io = reader_io_;
+                read_next(next_io);
+            }
+        }
+        drain_stderr();
+        for (auto& call : woken) asio::post(call->io, [self = shared_from_this(), call] { self->drain(call); });
+        if (ended) end_of_stream();
+    }
 
     // Hands a line to the call it belongs to (the agent puts the id first on every line it writes; a line
     // too long to keep was recognised by its first bytes). A line nobody claims — no id, or a request that is
     // gone — is dropped, unless exactly one call waits: then it is that call's (a line that is not JSON at
     // all is its agent's failure to report). Called with dispatch_mutex_ held.
-    void route(AgentLine line) {
-        if (line.kind == AgentLine::Kind::closed) {
-            stream_closed_ = true;
-            return;
-        }
-        if (line.kind == AgentLine::Kind::deadline) return;  // the reader's own deadline: it sees it itself
-        const auto owner = line.kind == AgentLine::Kind::line ? leading_id(line.text) : line.id;
-        PendingCall* call = nullptr;
+    void route(local::AgentLine line, std::vector<std::shared_ptr<PendingCall>>& woken) {
+        const auto owner = line.kind == local::AgentLine::Kind::line ? local::AgentLines::leading_id(line.text) : line.id;
+        std::shared_ptr<PendingCall> call;
         if (owner) {
             if (const auto found = pending_.find(*owner); found != pending_.end()) call = found->second;
         } else if (pending_.size() == 1) {
             call = pending_.begin()->second;
         }
-        if (call) call->inbox.push_back(std::move(line));
+        if (!call) return;
+        call->inbox.push_back(std::move(line));
+        if (std::find(woken.begin(), woken.end(), call) == woken.end()) woken.push_back(call);
     }
 
-    // `{"id":N` at the start of a line: the agent's own envelope (json.dumps keeps the key order it builds).
-    static std::optional<std::int64_t> leading_id(std::string_view text) {
-        constexpr std::string_view prefix = "{\"id\":";
-        if (!text.starts_with(prefix)) return std::nullopt;
-        std::size_t at = prefix.size();
-        const bool negative = at < text.size() && text[at] == '-';
-        if (negative) ++at;
-        std::int64_t value = 0;
-        const std::size_t digits_from = at;
-        while (at < text.size() && text[at] >= '0' && text[at] <= '9' && at - digits_from < 18)
-            value = value * 10 + (text[at++] - '0');
-        if (at == digits_from || at >= text.size() || (text[at] != ',' && text[at] != '}')) return std::nullopt;
-        return negative ? -value : value;
+    // On the call's executor: its lines, in order, until its final event.
+    void drain(const std::shared_ptr<PendingCall>& call) {
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            if (call->draining || call->done) return;
+            call->draining = true;
+        }
+        for (;;) {
+            local::AgentLine line;
+            {
+                std::lock_guard lock(dispatch_mutex_);
+                if (call->done || call->inbox.empty()) {
+                    call->draining = false;
+                    return;
+                }
+                line = std::move(call->inbox.front());
+                call->inbox.pop_front();
+            }
+            std::optional<SessionEvent> outcome;
+            try {
+                outcome = take_line(*call, std::move(line));
+            } catch (...) {
+                // The caller's on_event threw: the call ends with it (the request may still run in the agent).
+                return finish(call, std::current_exception(), {});
+            }
+            if (outcome) return finish(call, nullptr, std::move(*outcome));
+        }
     }
 
-    // One line of this call's, taken on the call's own thread: its final event, or nullopt to go on.
-    std::optional<SessionEvent> take_line(PendingCall& mine, AgentLine line, bool streams, const local::CallCaps& caps,
-                                          local::CallIntake& intake, local::CallDeadline& deadline,
-                                          const SessionEventHandler& on_event) {
-        const auto id = mine.id;
-        if (line.kind == AgentLine::Kind::line && line.text.size() > caps.line_bytes)
-            line = AgentLine{AgentLine::Kind::too_long, {}, line.text.size()};
-        if (line.kind == AgentLine::Kind::too_long) {
+    // On the call's executor: the deadline (see session_deadline.hpp) checked when its timer fires.
+    void arm_deadline(const std::shared_ptr<PendingCall>& call) {
+        call->timer.expires_at(call->deadline.next());
+        call->timer.async_wait([self = shared_from_this(), call](boost::system::error_code ec) {
+            if (!ec) self->on_deadline(call);
+        });
+    }
+
+    void on_deadline(const std::shared_ptr<PendingCall>& call) {
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            if (call->done) return;
+        }
+        if (std::chrono::steady_clock::now() < call->deadline.next()) return arm_deadline(call);  // the agent answered a probe
+        if (!call->deadline.start_probe()) return finish(call, nullptr, stalled(call->id, call->deadline));
+        // The agent did not answer in time: ask whether it is alive at all (answered even while requests
+        // stream); if it does not say so, or takes past the grace, it has stalled.
+        const std::int64_t probe = ++next_request_id_;
+        call->probe = probe;
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            pending_.emplace(probe, call);
+        }
+        try {
+            send(json::serialize(json::object{{"id", probe}, {"op", session_op::ping}}) + "\n");
+        } catch (const error&) {
+            // closed meanwhile: close_with() fails the call
+        }
+        arm_deadline(call);
+    }
+
+    // On the call's executor, once: unregisters the call and runs its handler. When the reader reads on this
+    // executor for this call alone, its read is cancelled, so that a blocking call's io_context ends with it;
+    // it then moves to a call still waiting elsewhere (on_read).
+    void finish(const std::shared_ptr<PendingCall>& call, std::exception_ptr thrown, SessionEvent event) {
+        {
+            std::lock_guard lock(dispatch_mutex_);
+            if (call->done) return;
+            if (!call->handler) {
+                // Closed by another thread while the call was still being started (a multi-threaded executor):
+                // once more, after its start.
+                asio::post(call->io, [self = shared_from_this(), call, thrown, event = std::move(event)]() mutable {
+                    self->finish(call, thrown, std::move(event));
+                });
+                return;
+            }
+            call->done = true;
+            pending_.erase(call->id);
+            if (call->probe) pending_.erase(*call->probe);
+            if (reader_busy_ && reader_io_ == call->io &&
+                std::none_of(pending_.begin(), pending_.end(), [&](const auto& entry) { return entry.second->io == call->io; }))
+                reader_->cancel();
+        }
+        call->timer.cancel();
+        if (call->slot.is_connected()) call->slot.clear();
+        CallHandler handler(std::move(*call->handler));
+        call->handler.reset();
+        call->on_event = nullptr;
+        std::move(handler)(thrown, std::move(event));
+    }
+
+    void finish_closed(const std::shared_ptr<PendingCall>& call) {
+        finish(call, std::make_exception_ptr(closed_error()), {});
+    }
+
+    // Every call waiting now ends with session_closed, on its own executor.
+    void fail_pending() {
+        std::lock_guard lock(dispatch_mutex_);
+        for (const auto& [pending_id, call] : pending_)
+            if (call->id == pending_id)
+                asio::post(call->io, [self = shared_from_this(), call = call] { self->finish_closed(call); });
+    }
+
+    // The agent's stdout ended: the session is over (closed_error() names why when nobody closed it).
+    void end_of_stream() {
+        bool was_closed;
+        {
+            std::lock_guard lock(state_mutex_);
+            was_closed = closed_;
+        }
+        if (!was_closed) (void)closed_error();  // closes it, which fails the calls
+        else fail_pending();
+    }
+
+    // One line of this call's, taken on the call's executor: its final event, or nullopt to go on.
+    std::optional<SessionEvent> take_line(PendingCall& call, local::AgentLine line) {
+        const auto id = call.id;
+        const auto& caps = call.caps;
+        auto& intake = call.intake;
+        const auto& on_event = call.on_event;
+        if (line.kind == local::AgentLine::Kind::line && line.text.size() > caps.line_bytes)
+            line = local::AgentLine{local::AgentLine::Kind::too_long, {}, line.text.size()};
+        if (line.kind == local::AgentLine::Kind::too_long) {
             intake.dropped_long_line(line.bytes);
-            if (!streams) return failure(id, "too_large", "the sandbox's answer was longer than the " +
-                                                             std::to_string(caps.line_bytes >> 20) +
-                                                             " MiB the host accepts for it (docs/sessions.md)");
+            if (!call.streams) return failure(id, "too_large", "the sandbox's answer was longer than the " +
+                                                                  std::to_string(caps.line_bytes >> 20) +
+                                                                  " MiB the host accepts for it (docs/sessions.md)");
             return std::nullopt;
         }
         auto event = local::parse_agent_event(line.text, caps.json_depth);
         if (!event) {
             intake.dropped_malformed_line(line.text.size());
-            if (!streams)
+            if (!call.streams)
                 return failure(id, "protocol", "the sandbox's agent answered with a line that is not a JSON object: " +
                                                    line.text.substr(0, 200));
             return std::nullopt;
         }
         const auto* event_id = event->if_contains("id");
         if (!event_id || !event_id->is_int64()) return std::nullopt;
-        if (mine.probe && event_id->as_int64() == *mine.probe) {
-            deadline.agent_alive();
+        if (call.probe && event_id->as_int64() == *call.probe) {
+            call.deadline.agent_alive();
             return std::nullopt;
         }
         if (event_id->as_int64() != id) return std::nullopt;
@@ -442,7 +586,7 @@ private:
         }
     }
 
-    // Never called with dispatch_mutex_ held (it takes it to wake the calls that wait for a line).
+    // Never called with dispatch_mutex_ held (it takes it to fail the calls in progress).
     void close_with(const std::string& reason) noexcept {
         {
             std::lock_guard lock(state_mutex_);
@@ -451,14 +595,12 @@ private:
             closed_flag_ = true;
             closed_reason_ = reason;
             const std::uint64_t one = 1;
-            [[maybe_unused]] const auto woken = ::write(closed_wake_.get(), &one, sizeof one);  // the reader in poll()
+            [[maybe_unused]] const auto woken = ::write(closed_wake_.get(), &one, sizeof one);  // wait_until_ready's poll()
             // Ends every process of the session (its pid namespace) and removes its cgroup; the workspace is a
-            // tmpfs of the sandbox's mount namespace and goes with it. Pipes stay open until destruction, so
-            // a call() blocked on them sees the end and reports closed_reason_.
+            // tmpfs of the sandbox's mount namespace and goes with it. Pipes stay open until destruction.
             sandbox_.kill();
         }
-        std::lock_guard lock(dispatch_mutex_);
-        dispatch_.notify_all();  // every waiting call ends with session_closed
+        fail_pending();  // every waiting call ends with session_closed, woken on its own executor
     }
 
     void check_open() const {
@@ -487,61 +629,39 @@ private:
     }
 
 
-    // The next line from the agent. A line longer than `max_line_bytes` is read and discarded as it comes
-    // (never held whole) and reported as too_long; closed when the agent is gone or the session was closed,
-    // deadline when `deadline` passed first.
-    AgentLine next_line(std::chrono::steady_clock::time_point deadline, std::size_t max_line_bytes) {
+    // The next line from the agent, waited for on this thread (only before the session is shared:
+    // wait_until_ready): nullopt when the agent is gone, the session was closed or `deadline` passed first.
+    std::optional<local::AgentLine> next_line(std::chrono::steady_clock::time_point deadline, std::size_t max_line_bytes) {
         for (;;) {
-            if (const auto newline = buffer_.find('\n', scanned_); newline != std::string::npos) {
-                if (discarding_) {
-                    const std::size_t bytes = discarded_ + newline;
-                    buffer_.erase(0, newline + 1);
-                    scanned_ = 0;
-                    discarding_ = false;
-                    discarded_ = 0;
-                    return {AgentLine::Kind::too_long, {}, bytes, std::exchange(discarded_id_, std::nullopt)};
-                }
-                std::string line = buffer_.substr(0, newline);
-                buffer_.erase(0, newline + 1);
-                scanned_ = 0;
-                if (line.size() > max_line_bytes) return {AgentLine::Kind::too_long, {}, line.size(), leading_id(line)};
-                return {AgentLine::Kind::line, std::move(line)};
-            }
-            if (discarding_ || buffer_.size() > max_line_bytes) {
-                if (!discarding_) discarded_id_ = leading_id(buffer_);
-                discarding_ = true;
-                discarded_ += buffer_.size();
-                buffer_.clear();
-            }
-            scanned_ = buffer_.size();
-            if (stdout_closed_) return {AgentLine::Kind::closed, {}};
+            if (auto line = lines_.next(max_line_bytes)) return line;
+            if (stdout_closed_) return std::nullopt;
             pollfd fds[3] = {{sandbox_.stdout_read.get(), POLLIN, 0},
                              {closed_wake_.get(), POLLIN, 0},
                              {sandbox_.stderr_read.get(), POLLIN, 0}};
             int wait_ms = -1;
             if (deadline != std::chrono::steady_clock::time_point::max()) {
                 const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-                if (left.count() <= 0) return {AgentLine::Kind::deadline, {}};
+                if (left.count() <= 0) return std::nullopt;
                 wait_ms = static_cast<int>(std::min<std::int64_t>(left.count(), 60'000));
             }
-            const int ready = ::poll(fds, stderr_open_ ? 3 : 2, wait_ms);
+            const int ready = ::poll(fds, 3, wait_ms);
             if (ready < 0 && errno == EINTR) continue;
             if (ready < 0) throw sandbox_error(describe_syscall_failure("poll(session pipes)", errno));
-            if (stderr_open_ && (fds[2].revents & (POLLIN | POLLHUP))) drain_stderr();
+            if (fds[2].revents & (POLLIN | POLLHUP)) drain_stderr();
             if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
                 char chunk[65536];
                 const ssize_t n = ::read(sandbox_.stdout_read.get(), chunk, sizeof chunk);
-                if (n < 0 && errno == EINTR) continue;
+                if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
                 if (n <= 0) {
                     stdout_closed_ = true;
                     continue;
                 }
-                buffer_.append(chunk, static_cast<std::size_t>(n));
+                lines_.append(std::string_view(chunk, static_cast<std::size_t>(n)));
                 continue;
             }
             if (fds[1].revents & POLLIN) {
                 std::lock_guard lock(state_mutex_);
-                if (closed_) return {AgentLine::Kind::closed, {}};
+                if (closed_) return std::nullopt;
             }
         }
     }
@@ -571,7 +691,11 @@ private:
         return {{"id", id}, {"type", "failure"}, {"kind", kind}, {"message", message}};
     }
 
+    // The agent's own stderr, kept for the reason of a failure (its last words). Read when the reader wakes and
+    // when a failure is described; its pipe's buffer holds what comes meanwhile (the agent writes little there).
     void drain_stderr() {
+        std::lock_guard lock(stderr_mutex_);
+        if (!stderr_open_) return;
         char chunk[8192];
         for (;;) {
             const ssize_t n = ::read(sandbox_.stderr_read.get(), chunk, sizeof chunk);
@@ -584,7 +708,8 @@ private:
     }
 
     std::string stderr_excerpt() {
-        if (stderr_open_) drain_stderr();
+        drain_stderr();
+        std::lock_guard lock(stderr_mutex_);
         if (stderr_tail_.empty()) return {};
         const auto start = stderr_tail_.size() > 1500 ? stderr_tail_.size() - 1500 : 0;
         return "; the agent's last words: " + stderr_tail_.substr(start);
@@ -609,20 +734,18 @@ private:
     std::mutex write_mutex_;  // requests and interrupts, one line at a time
     std::atomic<std::int64_t> next_request_id_{0};
 
-    // The calls in progress (see call()): guarded by dispatch_mutex_.
+    // The calls in progress and the one reader (see initiate_call): guarded by dispatch_mutex_.
     std::mutex dispatch_mutex_;
-    std::condition_variable dispatch_;  // a line was handed out, the reader stepped down, or a call ended
-    std::map<std::int64_t, PendingCall*> pending_;  // by request id, and by the id of each call's probe
-    bool reader_active_ = false;
-    bool stream_closed_ = false;  // the reader found the agent's stdout closed (or the session closed)
-
-    // Owned by the reader of the moment (and by wait_until_ready before the session is shared).
-    std::optional<std::int64_t> discarded_id_;  // whose line is being discarded
-    std::string buffer_;
-    std::size_t scanned_ = 0;
-    bool discarding_ = false;  // inside a line past the cap: its bytes are dropped up to its newline
-    std::size_t discarded_ = 0;
+    std::map<std::int64_t, std::shared_ptr<PendingCall>> pending_;  // by request id, and by each call's probe id
+    std::unique_ptr<asio::posix::stream_descriptor> reader_;  // a duplicate of the agent's stdout, on reader_io_
+    asio::any_io_executor reader_io_;
+    bool reader_busy_ = false;    // a read is in flight (its buffer is read_chunk_)
+    bool stream_closed_ = false;  // the reader found the agent's stdout closed
+    std::array<char, 65536> read_chunk_;
+    local::AgentLines lines_;     // also wait_until_ready's, before the session is shared
     bool stdout_closed_ = false;
+
+    std::mutex stderr_mutex_;
     bool stderr_open_ = true;
     std::string stderr_tail_;
 };
@@ -640,109 +763,9 @@ Limits default_session_limits() {
     return limits;
 }
 
-namespace {
-
-local::SupervisionRequest session_request(const LocalSandbox::Settings& settings, const SessionOptions& options,
-                                          const std::string& agent_source) {
-    ExecRequest base;
-    base.language = Language::python;
-    base.limits = options.limits;
-    base.isolation = options.isolation;
-    base.env = options.env;
-    base.template_name = options.template_name;
-    // JavaScript contexts need Node.js inside too: its install prefix when it is outside the system paths.
-    std::optional<InterpreterInfo> node;
-    try {
-        node = local::discover_node(local::configured_node(settings.options.node_executable));
-    } catch (const error&) {
-        node.reset();  // no Node.js here: JavaScript contexts answer that it is unavailable, and why
-    }
-    // E2B's layout: /home/user is the home and the working directory, /tmp a directory of its own; both are
-    // on the workspace's one size-limited tmpfs (mountns.hpp), the only writable places besides /dev/shm.
-    local::FilesystemAdditions filesystem;
-    if (node) filesystem.read_only_paths = node->read_only_paths;
-    filesystem.home_directory = kHome;
-    filesystem.login_shell = "/bin/bash";
-    auto request = local::base_request(settings, base, true, filesystem);
-    auto& plan = request.plan;
-
-    // The agent is the program; it deletes its file once started.
-    plan.working_directory = kHome;
-    plan.program_path = kAgentPath;
-    plan.program_source = agent_source;
-    plan.arguments = {plan.executable, "-I", "-B", "-u", plan.program_path};  // the template's Python, if any
-    // What E2B's envd gives every command: HOME, USER and LOGNAME of its user (the agent passes them on).
-    // The sudo that grants nothing comes last on PATH; sudo_shim_steps covers any other sudo.
-    bool path_extended = false;
-    std::vector<std::string> program_directories;
-    for (auto& variable : plan.environment) {
-        if (variable.rfind("HOME=", 0) == 0) variable = "HOME=" + std::string(kHome);
-        if (variable.rfind("PATH=", 0) == 0) {
-            if (!path_extended) variable += ":" + std::string(local::kSudoShimDirectory);
-            path_extended = true;
-            const auto directories = local::path_directories(std::string_view(variable).substr(5));
-            program_directories.insert(program_directories.end(), directories.begin(), directories.end());
-        }
-    }
-    plan.environment.push_back("LOGNAME=user");
-    plan.environment.push_back("E2BEVAL_AGENT_HOME=" + std::string(kHome));
-    const auto sudo = local::sudo_shim_steps(program_directories);
-    local::insert_before_entering_root(plan.mount_steps, sudo.before_entering_root);
-    plan.mount_steps.insert(plan.mount_steps.end(), sudo.after_entering_root.begin(), sudo.after_entering_root.end());
-    // Every session starts its default Python context before it reports ready, so its first cell pays only for
-    // itself; a pooled session is then fully warm when handed out, and pooled and fresh sessions look alike.
-    plan.environment.push_back("E2BEVAL_AGENT_DEFAULT_CONTEXT=python");
-    if (node) plan.environment.push_back("E2BEVAL_NODE=" + local::path_inside(node->executable));
-    // Python cells run in IPython's shell only in a template that has IPython (code-interpreter-v1 does); the
-    // default environment is the host's own interpreter, whose packages vary from host to host, so it always
-    // gets the plain kernel and a session behaves the same everywhere (docs/sessions.md, "IPython").
-    if (!local::sandbox_python(settings.python, options.template_name).key.empty())
-        plan.environment.push_back("E2BEVAL_AGENT_KERNEL=ipython");
-
-    // A session lives for minutes: no CPU-time cap (its lifetime is the timeout) and, when a cgroup limits
-    // the memory of the whole tree, no address-space cap either (Node reserves far more than it uses).
-    const bool cgroup = local::cgroup_support().version != local::CgroupSupport::Version::none;
-    for (auto& limit : plan.rlimits) {
-        if (limit.resource == RLIMIT_CPU) limit.soft = limit.hard = RLIM_INFINITY;
-        if (limit.resource == RLIMIT_AS && cgroup) limit.soft = limit.hard = RLIM_INFINITY;
-    }
-    // The privilege boundary inside the session (docs/sessions.md, "Trust boundary"): the agent is started
-    // like the warm pool's zygote — CAP_SYS_ADMIN and CAP_SETPCAP inside the sandbox's user namespace only,
-    // no seccomp filter — and runs no user code itself. Every kernel and command it starts is pid 1 of a new
-    // pid namespace with its own /proc, and applies these rlimits and this seccomp filter (dropping every
-    // capability, no_new_privs) with the compiled steps before it execs; the agent takes the rlimits too.
-    // The steps library is written into the workspace for the agent to load; it deletes it (and its own
-    // file) at once.
-    const auto& seccomp = session_seccomp(options.isolation.seccomp, options.isolation.network);
-    const auto hex = [](std::string_view bytes) {
-        static constexpr char kDigits[] = "0123456789abcdef";
-        std::string text;
-        for (const unsigned char byte : bytes) text += {kDigits[byte >> 4], kDigits[byte & 15]};
-        return text;
-    };
-    plan.zygote = true;
-    local::WarmSettings child_settings;
-    child_settings.seccomp_filter = seccomp.instructions;
-    local::WarmSteps child_limits;
-    child_limits.rlimits = plan.rlimits;
-    plan.environment.push_back("E2BEVAL_AGENT_SECCOMP=" + hex(local::encode_warm_settings(child_settings)));
-    plan.environment.push_back("E2BEVAL_AGENT_LIMITS=" + hex(local::encode_warm_steps(child_limits)));
-    plan.environment.push_back(std::string("E2BEVAL_AGENT_STEPS=") + kAgentStepsPath);
-    local::insert_before_entering_root(
-        plan.mount_steps, {local::MountStep{local::MountStep::Kind::file, {}, local::path_while_assembling(kAgentStepsPath),
-                                            std::string(local::warm_steps_library()), 0600}});
-    plan.seccomp_filter.clear();
-    plan.seccomp_reports_denials = false;
-    plan.finalize();
-    request.limits.cpu_time = std::chrono::milliseconds(0);
-    return request;
-}
-
-}  // namespace
-
 std::shared_ptr<local::PoolableSession> local::start_session(const LocalSandbox::Settings& settings,
                                                               const SessionOptions& options) {
-    auto sandbox = SessionKeeper::instance().spawn(session_request(settings, options, kSessionAgentSource));
+    auto sandbox = SessionKeeper::instance().spawn(session_sandbox_request(settings, options, kSessionAgentSource));
     return std::make_shared<LocalSession>(random_id(), std::move(sandbox), options);
 }
 

@@ -1,6 +1,13 @@
 // The process-wide keeper of local sessions: one thread that starts every session's sandbox (so the
 // sandbox's init, which dies with the thread that cloned it, lives as long as the process) and kills
 // each session when its timeout passes, whether or not anybody is using it, or when the process exits.
+//
+// Why the lifetimes live here and not on a caller's loop: a session's calls run on their callers' executors
+// (Session::async_call), but between calls a session has no caller at all (the Python module's blocking calls
+// each bring a private io_context that ends with the call), so nothing else would be awake when its timeout
+// passes. The keeper's thread exists anyway, for the cloning; its table of deadlines (one timed wait for the
+// nearest) costs no thread more. Everything about a session's *calls* (reading the agent, each call's own
+// deadline, cancellation) is on the callers' loops, not here.
 #pragma once
 
 #include <chrono>

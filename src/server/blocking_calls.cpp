@@ -3,6 +3,8 @@
 
 #include <boost/asio/as_tuple.hpp>
 
+#include <chrono>
+
 namespace e2beval::server {
 
 namespace asio = boost::asio;
@@ -22,64 +24,47 @@ void BlockingCalls::spawn(std::function<void()> work) {
     }).detach();
 }
 
+void BlockingCalls::queue(std::function<void()> work) {
+    bool start_worker = false;
+    {
+        std::lock_guard lock(count_->mutex);
+        count_->queued.push_back(std::move(work));
+        if (count_->idle_workers == 0 && count_->workers < kWorkers) {
+            ++count_->workers;
+            ++count_->running;
+            start_worker = true;
+        }
+    }
+    if (!start_worker) return count_->work.notify_one();
+    // A worker takes queued work until there is none for a while, then ends (an idle server has no workers).
+    std::thread([count = count_] {
+        std::unique_lock lock(count->mutex);
+        for (;;) {
+            if (count->queued.empty()) {
+                ++count->idle_workers;
+                const bool woken = count->work.wait_for(lock, std::chrono::seconds(5),
+                                                        [&] { return !count->queued.empty() || count->stopping; }) &&
+                                   !count->queued.empty();
+                --count->idle_workers;
+                if (!woken) break;
+            }
+            auto job = std::move(count->queued.front());
+            count->queued.pop_front();
+            lock.unlock();
+            job();
+            job = nullptr;  // what the job held (a session) goes before the count says this worker is done
+            lock.lock();
+        }
+        --count->workers;
+        if (--count->running == 0) count->idle.notify_all();
+    }).detach();
+}
+
 void BlockingCalls::shutdown() {
     std::unique_lock lock(count_->mutex);
+    count_->stopping = true;
+    count_->work.notify_all();
     count_->idle.wait(lock, [&] { return count_->running == 0; });
-}
-
-void EventPipe::push(std::string event) {
-    {
-        std::lock_guard lock(mutex_);
-        if (abandoned_) return;
-        events_.push_back(std::move(event));
-    }
-    asio::post(io_, [self = shared_from_this()] { self->wake_.cancel(); });
-}
-
-void EventPipe::end(std::exception_ptr failure) {
-    {
-        std::lock_guard lock(mutex_);
-        ended_ = true;
-        failure_ = failure;
-    }
-    asio::post(io_, [self = shared_from_this()] { self->wake_.cancel(); });
-}
-
-bool EventPipe::abandoned() const {
-    std::lock_guard lock(mutex_);
-    return abandoned_;
-}
-
-void EventPipe::abandon() {
-    {
-        std::lock_guard lock(mutex_);
-        abandoned_ = true;
-        events_.clear();
-    }
-    wake_.cancel();
-}
-
-std::exception_ptr EventPipe::failure() const {
-    std::lock_guard lock(mutex_);
-    return failure_;
-}
-
-asio::awaitable<EventPipe::Next> EventPipe::next(std::chrono::milliseconds tick) {
-    const auto deadline = std::chrono::steady_clock::now() + tick;
-    for (;;) {
-        {
-            std::lock_guard lock(mutex_);
-            if (!events_.empty()) {
-                auto event = std::move(events_.front());
-                events_.pop_front();
-                co_return Next{std::move(event)};
-            }
-            if (ended_ || abandoned_) co_return Next{Ended{}};
-        }
-        if (std::chrono::steady_clock::now() >= deadline) co_return Next{Tick{}};
-        wake_.expires_at(deadline);
-        co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
-    }
 }
 
 }  // namespace e2beval::server

@@ -93,19 +93,19 @@ std::variant<json::object, Response> execute_request(const Exchange& exchange) {
 }
 
 boost::asio::awaitable<void> execute(ServerContext& context, Exchange& exchange, std::shared_ptr<ServedSandbox> sandbox, json::object request) {
-    auto pipe = start_streaming_call(context.calls, exchange.stream().get_executor(), sandbox, std::move(request));
-    ClientWatch watch(exchange.stream().socket(), [pipe, sandbox] { abandon_streaming_call(pipe, *sandbox); });
+    auto pipe = start_streaming_call(exchange.stream().get_executor(), sandbox, std::move(request));
+    ClientWatch watch(exchange.stream().socket(), [pipe] { abandon_streaming_call(pipe); });
     bool started = false;
     auto wait = kFirstEventWait;
     for (;;) {
         auto next = co_await pipe->next(wait);
         wait = kKeepaliveInterval;
-        if (std::holds_alternative<EventPipe::Tick>(next)) {
+        if (std::holds_alternative<CallEvents::Tick>(next)) {
             if (!started && !(started = co_await exchange.start_stream(http::status::ok, "application/x-ndjson"))) break;
             if (!co_await exchange.write_chunk(keepalive_line())) break;
             continue;
         }
-        if (std::holds_alternative<EventPipe::Ended>(next)) {
+        if (std::holds_alternative<CallEvents::Ended>(next)) {
             if (pipe->abandoned()) break;  // the client is gone: nobody to answer
             // The call threw (the sandbox was killed or timed out mid-cell): before the status line that is an
             // error status; after it, the stream ends without its last chunk, and the SDK asks /health, which
@@ -136,7 +136,7 @@ boost::asio::awaitable<void> execute(ServerContext& context, Exchange& exchange,
     if (!exchange.answered()) exchange.close_after();
     if (exchange.stream_unfinished()) {
         // The client is gone or the stream broke: make sure the cell does not run on for nobody.
-        abandon_streaming_call(pipe, *sandbox);
+        abandon_streaming_call(pipe);
     }
 }
 
@@ -150,12 +150,17 @@ json::object context_json(const json::value& context) {
 }
 
 
-// A route answered by one session request on a call thread: the reply shaped by `shape`, or the failure.
+// A route answered by one session request, awaited on the I/O thread: the reply shaped by `shape`, or the failure.
+boost::asio::awaitable<Response> answer_unary(std::shared_ptr<ServedSandbox> sandbox, json::object request,
+                                              std::function<Response(const json::object&)> shape) {
+    auto answer = co_await await_unary_call(std::move(sandbox), std::move(request));
+    if (auto* failure = std::get_if<Response>(&answer)) co_return std::move(*failure);
+    co_return shape(std::get<json::object>(answer));
+}
+
 Plan unary_plan(std::shared_ptr<ServedSandbox> sandbox, json::object request, std::function<Response(const json::object&)> shape) {
-    return std::function<Response()>([sandbox, request = std::move(request), shape = std::move(shape)]() mutable -> Response {
-        auto answer = unary_call(sandbox, std::move(request));
-        if (auto* failure = std::get_if<Response>(&answer)) return std::move(*failure);
-        return shape(std::get<json::object>(answer));
+    return Awaited([sandbox, request = std::move(request), shape = std::move(shape)]() {
+        return answer_unary(sandbox, request, shape);
     });
 }
 

@@ -102,16 +102,16 @@ boost::asio::awaitable<void> stream_process(ServerContext& context, Exchange& ex
                                             json::object request, std::string first_chunk) {
     const auto keepalive = keepalive_of(exchange);
     if (!first_chunk.empty() && !co_await exchange.write_chunk(first_chunk)) co_return;
-    auto pipe = start_streaming_call(context.calls, exchange.stream().get_executor(), sandbox, std::move(request));
+    auto pipe = start_streaming_call(exchange.stream().get_executor(), sandbox, std::move(request));
     ClientWatch watch(exchange.stream().socket(),
-                      [pipe, sandbox] { abandon_streaming_call(pipe, *sandbox, CallInterrupt::Mode::detach); });
+                      [pipe] { abandon_streaming_call(pipe, CallInterrupt::Mode::detach); });
     for (;;) {
         auto next = co_await pipe->next(keepalive);
-        if (std::holds_alternative<EventPipe::Tick>(next)) {
+        if (std::holds_alternative<CallEvents::Tick>(next)) {
             if (!co_await exchange.write_chunk(keepalive_envelope())) break;
             continue;
         }
-        if (std::holds_alternative<EventPipe::Ended>(next)) {
+        if (std::holds_alternative<CallEvents::Ended>(next)) {
             if (pipe->abandoned()) break;
             const auto failure = call_exception_response(pipe->failure(), sandbox->session->id());
             // The sandbox ended mid-command (killed, timed out): on E2B its envd goes with it and the connection
@@ -153,7 +153,7 @@ boost::asio::awaitable<void> stream_process(ServerContext& context, Exchange& ex
     }
     if (exchange.stream_unfinished()) {
         exchange.close_after();
-        abandon_streaming_call(pipe, *sandbox, CallInterrupt::Mode::detach);
+        abandon_streaming_call(pipe, CallInterrupt::Mode::detach);
     }
 }
 

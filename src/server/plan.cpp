@@ -10,6 +10,10 @@ boost::asio::awaitable<void> carry_out(ServerContext& context, Exchange& exchang
         auto work = std::move(*later);
         plan = co_await context.calls.run<Response>(std::move(work));
     }
+    if (auto* awaited = std::get_if<Awaited>(&plan)) {
+        auto work = std::move(*awaited);
+        plan = co_await work();
+    }
     if (auto* now = std::get_if<Response>(&plan)) co_await exchange.reply(std::move(*now));
 }
 

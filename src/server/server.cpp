@@ -251,7 +251,7 @@ struct Server::State {
         boost::system::error_code ignored;
         acceptor.close(ignored);
         signals.cancel(ignored);
-        // Killing the sessions ends the calls blocked on them; their threads then finish and are waited for.
+        // Killing the sessions ends the calls waiting on them (their completions run in settle_calls()).
         context->sandboxes.kill_all();
         kill_other_sessions();
         io.stop();
@@ -263,6 +263,13 @@ struct Server::State {
     void kill_other_sessions() noexcept {
         for (const auto& info : context->registry->list())
             if (auto session = context->registry->find(info.id)) session->kill();
+    }
+
+    // Session calls in progress hold timers and reads on the I/O context: once their sessions are killed, their
+    // completions (posted to it) run here, so that no session still uses the context when it goes.
+    void settle_calls() {
+        io.restart();
+        io.poll();
     }
 
     // Declared first so that it goes last: the I/O context's pending coroutines, destroyed with it, refer to it.
@@ -281,6 +288,7 @@ Server::Server(ServerOptions options) : state_(std::make_unique<State>(std::move
 Server::~Server() {
     if (!state_) return;
     state_->context->sandboxes.kill_all();
+    state_->settle_calls();
     state_->context->calls.shutdown();
 }
 
@@ -293,6 +301,7 @@ void Server::run() {
     asio::co_spawn(state_->io, state_->accept_loop(), asio::detached);
     state_->io.run();
     state_->context->sandboxes.kill_all();
+    state_->settle_calls();
     state_->context->calls.shutdown();
 }
 

@@ -1,6 +1,11 @@
 // Session failures as HTTP statuses.
 #include "server/session_failures.hpp"
 
+#include <tuple>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "core/json_fields.hpp"
 #include "e2beval/core/error.hpp"
 #include "server/sandbox_store.hpp"
@@ -40,14 +45,32 @@ Response call_exception_response(std::exception_ptr failure, const std::string& 
     }
 }
 
+namespace {
+UnaryAnswer unary_answer(const std::shared_ptr<ServedSandbox>& sandbox, std::exception_ptr failure, json::object final_event) {
+    if (failure) return call_exception_response(failure, sandbox->session->id());
+    if (string_field(final_event, "type") == "failure") return error_response(failure_status(final_event), failure_message(final_event));
+    return final_event;
+}
+}  // namespace
+
 UnaryAnswer unary_call(const std::shared_ptr<ServedSandbox>& sandbox, json::object request) {
     try {
-        auto final_event = sandbox->call(nullptr, std::move(request), {});
-        if (string_field(final_event, "type") == "failure") return error_response(failure_status(final_event), failure_message(final_event));
-        return final_event;
+        return unary_answer(sandbox, nullptr, sandbox->call(nullptr, std::move(request), {}));
     } catch (...) {
-        return call_exception_response(std::current_exception(), sandbox->session->id());
+        return unary_answer(sandbox, std::current_exception(), {});
     }
+}
+
+boost::asio::awaitable<UnaryAnswer> await_unary_call(std::shared_ptr<ServedSandbox> sandbox, json::object request) {
+    std::exception_ptr failure;
+    json::object final_event;
+    try {
+        std::tie(failure, final_event) =
+            co_await sandbox->session->async_call(std::move(request), {}, boost::asio::as_tuple(boost::asio::use_awaitable));
+    } catch (...) {
+        failure = std::current_exception();  // refused before it was sent (the session is closed)
+    }
+    co_return unary_answer(sandbox, failure, std::move(final_event));
 }
 
 }  // namespace e2beval::server

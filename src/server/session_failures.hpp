@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 
 #include "server/http_exchange.hpp"
@@ -34,5 +35,7 @@ struct ServedSandbox;
 // to give instead (a failure event or an exception of the call, mapped as above).
 using UnaryAnswer = std::variant<boost::json::object, Response>;
 UnaryAnswer unary_call(const std::shared_ptr<ServedSandbox>& sandbox, boost::json::object request);
+// The same, awaited on the I/O thread (Session::async_call: no thread of its own).
+boost::asio::awaitable<UnaryAnswer> await_unary_call(std::shared_ptr<ServedSandbox> sandbox, boost::json::object request);
 
 }  // namespace e2beval::server

@@ -1,25 +1,69 @@
-// A session request whose events a coroutine reads as they come: the call runs on a thread of its own and
-// feeds an EventPipe; when the client goes away, the request is interrupted (and only that request).
+// A session request whose events a coroutine reads as they come: Session::async_call runs on the I/O thread
+// (the agent's output is read there), and every event lands in a queue the coroutine awaits, with a tick for
+// keepalives. When the client goes away, the request is interrupted (and only that request) through the
+// call's cancellation slot.
 #pragma once
 
+#include <chrono>
+#include <deque>
+#include <exception>
 #include <memory>
+#include <string>
+#include <variant>
 
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/json/object.hpp>
 
-#include "server/blocking_calls.hpp"
 #include "server/sandbox_store.hpp"
 
 namespace e2beval::server {
 
-// The pipe gets every event as JSON text, the final one last, then ends (with the exception the call threw,
-// if any: a session that closed mid-request throws sandbox_error).
-std::shared_ptr<EventPipe> start_streaming_call(BlockingCalls& calls, boost::asio::any_io_executor io,
-                                                std::shared_ptr<ServedSandbox> sandbox, boost::json::object request);
+// The events of one call, on one single-threaded executor (the server's I/O thread): the call's handlers push,
+// the route's coroutine takes. Nothing crosses threads, so no lock: a push runs between the coroutine's
+// suspensions, and wakes its wait directly.
+class CallEvents : public std::enable_shared_from_this<CallEvents> {
+public:
+    explicit CallEvents(boost::asio::any_io_executor io) : wake_(io) {}
 
-// Called when the client went away: nothing more is pushed, and the request is interrupted if it is running
-// (a command that follows a process detaches from it with Mode::detach: envd keeps the process running).
-void abandon_streaming_call(const std::shared_ptr<EventPipe>& pipe, ServedSandbox& sandbox,
-                            CallInterrupt::Mode mode = CallInterrupt::Mode::stop);
+    struct Tick {};
+    struct Ended {};
+    using Next = std::variant<std::string, Tick, Ended>;
+
+    // The call's side.
+    void push(std::string event);
+    void end(std::exception_ptr failure);
+
+    // The route's side: the next event, a Tick when `tick` passed without one (time for a keepalive), or Ended
+    // once the call completed (or was abandoned) and every event was taken.
+    boost::asio::awaitable<Next> next(std::chrono::milliseconds tick);
+    std::exception_ptr failure() const { return failure_; }
+    bool abandoned() const { return abandoned_; }
+    // The client went away: drop what is queued and interrupt the call (partial = Mode::detach: a followed
+    // command keeps running; terminal = Mode::stop). The call still completes, unseen.
+    void abandon(boost::asio::cancellation_type type);
+
+    boost::asio::cancellation_signal cancel;  // bound to the call's completion
+
+private:
+    boost::asio::steady_timer wake_;
+    std::deque<std::string> events_;
+    bool ended_ = false;
+    bool abandoned_ = false;
+    std::exception_ptr failure_;
+};
+
+// Starts `request` on `sandbox`'s session with its I/O on `io`: every event reaches the queue as JSON text, the
+// final one last, then it ends (with the exception of the call, if any: a session that closed mid-request is
+// sandbox_error).
+std::shared_ptr<CallEvents> start_streaming_call(boost::asio::any_io_executor io, std::shared_ptr<ServedSandbox> sandbox,
+                                                 boost::json::object request);
+
+// Called when the client went away (Mode::stop interrupts a cell, Mode::detach leaves a followed command
+// running, as envd does).
+void abandon_streaming_call(const std::shared_ptr<CallEvents>& events, CallInterrupt::Mode mode = CallInterrupt::Mode::stop);
 
 bool is_final_event(const boost::json::object& event);
 
