@@ -282,25 +282,29 @@ E2BEVAL_WARM_API int e2beval_warm_serve(int control_fd) {
             served = e2beval_warm_record_failure("sendmsg(request to its process)", errno) == 0;
         ::close(standby.socket);
         for (std::size_t i = 0; i + 1 < kRequestFds; ++i) ::close(request.fds[i]);
-        if (served) {
-            standby = start_standby();  // the next one, while this program runs
-            if (standby.pid == -2) return 0;
-            served = standby.pid > 0 && report_pidfd(standby.pid, [&](int pidfd) {
-                                            return e2beval_warm_report_standby(channel, pidfd);
-                                        }) == 0;
-        }
         if (!served) {
             // The supervisor ends this zygote when the report says so; the program runs or ends on its own.
             e2beval_warm_report_failure(channel);
             ::close(channel);
             continue;
         }
+        // The next one, while this program runs. When it cannot be made (its cgroup removed because the
+        // supervisor retires this zygote, say), that concerns no execution: this program's end is reported as
+        // usual, and then this zygote, with nothing prepared, ends (the supervisor, told of no standby, would
+        // end it anyway). Reporting the failure on this program's channel instead made a program that ran
+        // fine a sandbox error.
+        standby = start_standby();
+        if (standby.pid == -2) return 0;
+        const bool next_prepared = standby.pid > 0 && report_pidfd(standby.pid, [&](int pidfd) {
+                                                          return e2beval_warm_report_standby(channel, pidfd);
+                                                      }) == 0;
         int status = 0;
         rusage usage{};
         while (::wait4(program, &status, 0, &usage) < 0 && errno == EINTR) {
         }
         e2beval_warm_report_ended(channel, status, &usage);
         ::close(channel);
+        if (!next_prepared) ::_exit(127);
     }
 }
 
