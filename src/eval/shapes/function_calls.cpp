@@ -46,9 +46,9 @@ public:
                 TestCase test_case;
                 const auto* input = field(object, {"input", "test_input"});
                 if (!input) throw input_error(where + " has no `input`");
-                test_case.input = input_source(*input);
+                test_case.input = text_or_literal(*input);
                 if (const auto* expected = field(object, {"expected", "expected_output", "output"}))
-                    test_case.expected_output = expected_text(*expected);
+                    test_case.expected_output = text_or_literal(*expected);
                 if (const auto* error = field(object, {"expected_error", "error"}))
                     test_case.expected_error = required_string(*error, where.substr(5) + ".expected_error");
                 if (!test_case.expected_output && !test_case.expected_error) test_case.expected_error = default_error;
@@ -60,9 +60,9 @@ public:
         }
         const auto* input = field(vars, {"test_input", "testInput"});
         TestCase test_case;
-        test_case.input = input_source(*input);
+        test_case.input = text_or_literal(*input);
         if (const auto* expected = field(vars, {"expected_output", "expectedOutput"}))
-            test_case.expected_output = expected_text(*expected);
+            test_case.expected_output = text_or_literal(*expected);
         test_case.expected_error = default_error;
         if (!test_case.expected_output && !test_case.expected_error)
             throw input_error("vars has test_input but neither expected_output nor expected_error");

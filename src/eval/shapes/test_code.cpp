@@ -36,7 +36,7 @@ public:
         } else {
             spec.test_code = std::string();
         }
-        spec.expected_output = expected_text(*expected);
+        spec.expected_output = text_or_literal(*expected);
     }
 
     std::string build(std::string_view code, const TestSpec& spec, std::string_view, const Limits&) const override {

@@ -29,11 +29,7 @@ std::string identifier(const json::value& value, std::string_view name) {
     return text;
 }
 
-std::string input_source(const json::value& value) {
-    return value.is_string() ? std::string(value.get_string()) : python_literal(value);
-}
-
-std::string expected_text(const json::value& value) {
+std::string text_or_literal(const json::value& value) {
     return value.is_string() ? std::string(value.get_string()) : python_literal(value);
 }
 

@@ -19,12 +19,11 @@ std::string required_string(const boost::json::value& value, std::string_view na
 // A Python identifier (a function to call); else input_error naming vars.NAME.
 std::string identifier(const boost::json::value& value, std::string_view name);
 
-// The tutorial pastes `test_input` between the call's parentheses, so a top-level string is source text
-// ("'racecar'", "1, 2"); other JSON values (numbers, lists from YAML) become their Python literal.
-std::string input_source(const boost::json::value& value);
-
-// Expected outputs are compared with str(result): 120, True, [1, 2], 'olleh' -> olleh.
-std::string expected_text(const boost::json::value& value);
+// A string as it is, any other JSON value as its Python literal. Both test fields read this way:
+// - `test_input`: the tutorial pastes it between the call's parentheses, so a top-level string is source text
+//   ("'racecar'", "1, 2"); numbers and lists from YAML become their literal;
+// - the expected output, compared with str(result): 120, True, [1, 2], 'olleh' -> olleh.
+std::string text_or_literal(const boost::json::value& value);
 
 // stdin and stdout of a stdin/stdout case are text; YAML may hand them over as numbers. Else input_error at `where`.
 std::string stream_text(const boost::json::value& value, const std::string& where);
